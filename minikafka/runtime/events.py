@@ -1,0 +1,112 @@
+"""The cluster event log: what happened, when, on which node, and why.
+
+Theory of operation
+-------------------
+Nodes call ``Node.emit(kind, text, **data)`` when something a learner should
+see happens: a controller wins an election, a broker is fenced, a partition
+changes leader or ISR, a segment rolls.  The driver stamps each event with a
+sequence number and appends it to the cluster's `EventLog`, which widgets and
+lessons read (they never read node internals).
+
+``text`` is a one-line sentence in Kafka's terms, e.g. ``orders-1 leader 2 ->
+3, epoch 1 -> 2, ISR [2,3,1] -> [3,1]``.  ``data`` holds the same facts as
+plain values for programs.
+
+Event kinds used by the engine (``kind`` field):
+
+====================== ====================================================
+controller_elected     a controller won a KRaft election (data: epoch, votes)
+controller_resigned    an active controller stepped down
+broker_registered      RegisterBrokerRecord written (data: broker, epoch)
+broker_unfenced        broker caught up and was unfenced
+broker_fenced          broker fenced (data: reason, e.g. session timeout)
+broker_shutdown        controlled shutdown finished
+topic_created          TopicRecord + PartitionRecords written
+topic_deleted          RemoveTopicRecord written
+partitions_added       CreatePartitions
+config_changed         ConfigRecord(s) written
+partition_changed      leader and/or ISR change (PartitionChangeRecord)
+reassignment_started   adding/removing replicas set
+reassignment_completed target replicas reached
+log_truncated          a follower truncated its divergent tail
+segment_rolled         a new log segment was started
+segments_deleted       retention deleted old segments
+recovery               a log was recovered at start-up (truncation, index rebuild)
+node_killed / node_restarted / node_paused / node_resumed
+network_isolated / network_healed / latency_changed
+====================== ====================================================
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterEvent:
+    time_ms: int                      # the node's clock when it happened (ms since the epoch)
+    kind: str                         # one of the kinds listed in the module docstring
+    node: int | None                  # the node that saw it; None for driver-level faults
+    text: str                         # one line for humans, in Kafka's words
+    data: dict[str, Any] = field(default_factory=dict)
+    seq: int = 0                      # position in the cluster's log (set by EventLog)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class EventLog:
+    """An append-only list of `ClusterEvent` with listeners.
+
+    Safe to read from another thread than the one that appends: the live
+    driver appends on its own thread while a notebook reads.
+    """
+
+    def __init__(self, max_events: int = 100_000):
+        self._events: list[ClusterEvent] = []
+        self._lock = threading.Lock()
+        self._listeners: list[Callable[[ClusterEvent], None]] = []
+        self._max = max_events
+        self._next_seq = 1
+
+    def append(self, event: ClusterEvent) -> ClusterEvent:
+        with self._lock:
+            stamped = ClusterEvent(event.time_ms, event.kind, event.node, event.text,
+                                   event.data, self._next_seq)
+            self._next_seq += 1
+            self._events.append(stamped)
+            if len(self._events) > self._max:
+                del self._events[: len(self._events) - self._max]
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(stamped)
+        return stamped
+
+    def subscribe(self, listener: Callable[[ClusterEvent], None]) -> Callable[[], None]:
+        """Call ``listener(event)`` for every new event; returns an unsubscribe function."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+        return unsubscribe
+
+    def since(self, seq: int = 0, kinds: set[str] | None = None) -> list[ClusterEvent]:
+        with self._lock:
+            return [e for e in self._events if e.seq > seq and (kinds is None or e.kind in kinds)]
+
+    def __iter__(self):
+        return iter(self.since(0))
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._events)
+
+    @property
+    def last_seq(self) -> int:
+        with self._lock:
+            return self._next_seq - 1
