@@ -1,0 +1,28 @@
+"""minikafka: a readable, in-process, multi-broker Apache Kafka 4.x for learning.
+
+Public API (what lessons and widgets import):
+
+* `Cluster` -- start a cluster, look inside it, break it, watch it heal;
+* `ClusterSnapshot` and friends -- the cluster as plain data;
+* `ClusterEvent` / `EventLog` -- what happened, when and why;
+* `TimingProfile`, `TEACHING`, `KAFKA` -- the time settings in force;
+* `TopicPartition`, `Uuid`, `Errors`, `KafkaException` -- Kafka's vocabulary.
+
+Everything else is implementation, organised by Kafka concept (see
+``docs/architecture.md``).
+"""
+
+from minikafka.cluster import Cluster
+from minikafka.common.errors import Errors, KafkaException
+from minikafka.common.topic_partition import TopicPartition
+from minikafka.common.uuid import Uuid
+from minikafka.runtime.events import ClusterEvent, EventLog
+from minikafka.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot, QuorumSnapshot,
+                                ReplicaState, TopicSnapshot)
+from minikafka.timing import KAFKA, TEACHING, TimingProfile
+
+__all__ = ["Cluster", "ClusterSnapshot", "NodeSnapshot", "PartitionSnapshot", "QuorumSnapshot",
+           "ReplicaState", "TopicSnapshot", "ClusterEvent", "EventLog", "TimingProfile", "TEACHING",
+           "KAFKA", "TopicPartition", "Uuid", "Errors", "KafkaException"]
+
+__version__ = "0.1.0"

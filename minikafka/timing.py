@@ -50,7 +50,7 @@ KAFKA_DEFAULTS: Mapping[str, int] = MappingProxyType({
     "log.retention.check.interval.ms": 300000,
     "log.flush.offset.checkpoint.interval.ms": 60000,
     "log.flush.start.offset.checkpoint.interval.ms": 60000,
-    "file.delete.delay.ms": 60000,
+    "log.segment.delete.delay.ms": 60000,
     # requests between nodes and from clients
     "request.timeout.ms": 30000,
     # group coordinator (GroupCoordinatorConfig)
@@ -67,6 +67,7 @@ _UNSCALED = {
     "metadata.max.idle.interval.ms",
     "replica.fetch.wait.max.ms",
     "replica.high.watermark.checkpoint.interval.ms",
+    "log.segment.delete.delay.ms",
     "request.timeout.ms",
     "offsets.commit.timeout.ms",
 }

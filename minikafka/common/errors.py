@@ -215,6 +215,8 @@ _TABLE: list[tuple[int, str, str | None, bool, str | None]] = [
     (94, "INCONSISTENT_VOTER_SET", "InconsistentVoterSetException", False,
      "Indicates that the either the sender or recipient of a voter-only request is not one of the "
      "expected voters."),
+    (95, "INVALID_UPDATE_VERSION", "InvalidUpdateVersionException", False,
+     "The given update version was invalid."),
     (98, "SNAPSHOT_NOT_FOUND", "SnapshotNotFoundException", False,
      "Requested snapshot was not found."),
     (100, "UNKNOWN_TOPIC_ID", "UnknownTopicIdException", True,

@@ -141,8 +141,14 @@ class Node:
         self._outbox, self._events = [], []
         return out, events
 
-    def unreachable(self, correlation_id: int) -> None:
+    def crash(self) -> None:
+        """Driver hook: the process died.  Release OS resources (file locks, descriptors)
+        without writing anything, as a killed JVM would."""
+        self.on_crash()
+
+    def unreachable(self, correlation_id: int, now: int) -> None:
         """Driver hook: the request could not be delivered (peer dead or cut off)."""
+        self.now = now
         pending = self._pending.pop(correlation_id, None)
         if pending is not None:
             pending.callback(RequestTimedOut(pending.dst, pending.request))
@@ -158,6 +164,9 @@ class Node:
         raise NotImplementedError(f"{type(self).__name__} got unexpected message {envelope.body!r}")
 
     def on_poll(self) -> None:
+        pass
+
+    def on_crash(self) -> None:
         pass
 
     # ------------------------------------------------------------------ messaging

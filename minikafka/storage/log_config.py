@@ -30,6 +30,8 @@ class LogConfig:
     min_insync_replicas: int = 1                 # min.insync.replicas (checked for acks=all)
     unclean_leader_election_enable: bool = False  # unclean.leader.election.enable
     message_timestamp_type: str = "CreateTime"   # message.timestamp.type: CreateTime | LogAppendTime
+    message_timestamp_before_max_ms: int = MAX_LONG   # message.timestamp.before.max.ms: oldest CreateTime accepted
+    message_timestamp_after_max_ms: int = 3600000     # message.timestamp.after.max.ms (1 hour since Kafka 4.0)
     compression_type: str = "producer"           # compression.type
     file_delete_delay_ms: int = 60000            # file.delete.delay.ms
     flush_messages: int = MAX_LONG               # flush.messages

@@ -1,0 +1,92 @@
+# minikafka: two commands set everything up on a fresh machine.
+#
+#   make lab     build .venv, install minikafka, start JupyterLab on lessons/
+#   make test    build .venv, install minikafka, run every test and lesson
+#
+# Both first run scripts/ensure_venv.sh (creates .venv with Python >= 3.11
+# and installs the project; cheap when pyproject.toml is unchanged) and
+# scripts/ensure_system_deps.sh (Graphviz, Java 17, and for tests Chromium;
+# installed with apt-get when possible, otherwise one line says what is
+# missing and the tests needing it are skipped).
+#
+# Knobs: JOBS=n (pytest-xdist workers), PYTEST_ARGS="..." (extra pytest
+# arguments for both test steps), LAB_ARGS="..." (extra jupyter lab arguments),
+# MINIKAFKA_PYTHON=python3.x (interpreter for a new .venv),
+# MINIKAFKA_NO_SYSTEM_INSTALL=1 (never run apt-get).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+VENV := .venv
+PY := $(VENV)/bin/python
+SYSTEM_DEPS_ENV := .make-stamps/system-deps.env
+
+# One xdist worker per core, at most 4: each worker may start a Spark JVM.
+JOBS ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2); echo $$(( n > 4 ? 4 : n )))
+PYTEST_ARGS ?=
+LAB_ARGS ?=
+NBVAL_CELL_TIMEOUT ?= 300
+
+# Spark starts its Python workers with `python3` from PATH unless told which.
+test test-python test-lessons lab bench: export PYSPARK_PYTHON := $(CURDIR)/$(PY)
+test test-python test-lessons lab bench: export PYSPARK_DRIVER_PYTHON := $(CURDIR)/$(PY)
+
+# Puts ensure_system_deps.sh's findings (MINIKAFKA_DOT, ...) into the
+# environment; without them conftest.py looks the programs up itself.
+LOAD_SYSTEM_DEPS := [[ ! -f $(SYSTEM_DEPS_ENV) ]] || { set -a; source $(SYSTEM_DEPS_ENV); set +a; }
+
+.PHONY: help venv test test-python test-lessons lab bench clean
+
+help:
+	@echo "make lab     set up .venv and start JupyterLab on lessons/"
+	@echo "make test    set up .venv and run all tests, then the lessons with nbval"
+	@echo "make bench   run every benchmarks/*.py"
+	@echo "make clean   remove .venv and the set-up stamps"
+
+venv:
+	@bash scripts/ensure_venv.sh
+
+# The lessons run even when a Python test failed (--keep-going); make still fails.
+test: venv
+	@bash scripts/ensure_system_deps.sh dot java chromium
+	@$(MAKE) --no-print-directory --keep-going test-python test-lessons
+
+# Unit, simulation and end-to-end tests, spread over the cores.
+test-python:
+	@$(LOAD_SYSTEM_DEPS); \
+	$(PY) -m pytest -n $(JOBS) -ra $(PYTEST_ARGS) tests
+
+# Every lesson in strict nbval mode; one worker owns a whole notebook (loadscope)
+# because all cells of a notebook share one kernel.
+test-lessons:
+	@shopt -s nullglob; notebooks=(lessons/*.ipynb); \
+	if [[ $${#notebooks[@]} -eq 0 ]]; then echo "No lessons/*.ipynb yet: notebook step skipped."; exit 0; fi; \
+	sanitize=""; [[ ! -f lessons/nbval_sanitize.cfg ]] || sanitize="--nbval-sanitize-with lessons/nbval_sanitize.cfg"; \
+	$(LOAD_SYSTEM_DEPS); \
+	$(PY) -m pytest -p no:python --nbval --nbval-current-env $$sanitize \
+	    --nbval-cell-timeout=$(NBVAL_CELL_TIMEOUT) -n $(JOBS) --dist loadscope -ra \
+	    $(PYTEST_ARGS) "$${notebooks[@]}"
+
+lab: venv
+	@bash scripts/ensure_system_deps.sh dot java
+	@mkdir -p lessons
+	@args=(--ServerApp.root_dir=lessons); \
+	[[ ! -f lessons/00_index.ipynb ]] || args+=(--LabApp.default_url=/lab/tree/00_index.ipynb); \
+	[[ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" || "$$(uname)" == Darwin ]] || args+=(--no-browser); \
+	[[ $$(id -u) != 0 ]] || args+=(--allow-root); \
+	echo "Starting JupyterLab on lessons/: open the http://localhost:.../lab?token=... address it prints below; Ctrl-C stops it."; \
+	exec $(VENV)/bin/jupyter lab "$${args[@]}" $(LAB_ARGS)
+
+# Benchmarks are plain scripts; files starting with "_" are helpers, not run.
+bench: venv
+	@shopt -s nullglob; failed=(); ran=0; \
+	for script in benchmarks/[!_]*.py; do \
+	    ran=1; echo "== $$script"; \
+	    $(PY) "$$script" || failed+=("$$script"); \
+	done; \
+	[[ $$ran == 1 ]] || echo "No benchmarks/*.py yet."; \
+	[[ $${#failed[@]} -eq 0 ]] || { echo "Failed: $${failed[*]}"; exit 1; }
+
+clean:
+	rm -rf $(VENV) .make-stamps

@@ -1,0 +1,217 @@
+"""`Cluster`: a whole Kafka 4.x cluster in this Python process, started with one line.
+
+Theory of operation
+-------------------
+``Cluster(brokers=3, controllers=3)`` lays out node ids and data
+directories (`ClusterLayout`), formats the storage, and starts every node on
+a driver: the *live* driver runs the nodes on a background thread in real
+time and serves the Kafka protocol on one 127.0.0.1 port per broker; the
+*simulated* driver (``simulated=True``) runs the very same node code in
+virtual time, deterministically for a seed.  ``start()`` returns when a
+controller leads the quorum and every broker is registered and unfenced.
+
+The facade is also where a learner breaks things.  Fault verbs (kill,
+restart, pause, resume, isolate, heal, add latency, wipe) act on the driver,
+never on node internals, so a node experiences exactly what a real process
+would.  Everything observable comes out as plain data: `snapshot()` (a
+`ClusterSnapshot`) and `events` (the `EventLog`); widgets and lessons read
+only those two.  Admin verbs (create a topic, reassign partitions...) are
+requests to the active controller, answered once the records are committed.
+
+Mirrors what an operator does around ``kafka-server-start.sh`` and
+``kafka-storage.sh``; the admin verbs mirror ``Admin`` client calls.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from minikafka.cluster_admin import ClusterAdmin
+from minikafka.cluster_faults import ClusterFaults
+from minikafka.cluster_layout import (DEFAULT_FIRST_CONTROLLER_ID, SIM_BROKER_PORT,
+                                      SIM_CONTROLLER_PORT, ClusterLayout, default_broker_props,
+                                      existing_cluster_id, generate_cluster_id, node_ids)
+from minikafka.cluster_snapshot import build_snapshot
+from minikafka.drivers.runtime import NodeState
+from minikafka.runtime.events import EventLog
+from minikafka.snapshot import ClusterSnapshot
+from minikafka.timing import TimingProfile, profile
+
+START_TIMEOUT_MS = 30_000
+
+
+class Cluster(ClusterAdmin, ClusterFaults):
+    def __init__(self, brokers: int | Sequence[int] = 3, controllers: int | Sequence[int] = 3,
+                 data_dir: str | Path | None = None, seed: int | str | None = None, *,
+                 combined: bool = False, simulated: bool = False,
+                 timing: str | TimingProfile | None = None,
+                 broker_config: Mapping[str, Any] | None = None, host: str = "127.0.0.1",
+                 port: int | None = None, cluster_id: str | None = None):
+        broker_ids = node_ids(brokers, 1, "brokers")
+        if combined:
+            count = controllers if isinstance(controllers, int) else len(controllers)
+            if count > len(broker_ids):
+                raise ValueError(f"combined=True makes the first {count} brokers controllers too, "
+                                 f"but there are only {len(broker_ids)} brokers")
+            controller_ids = broker_ids[:count]
+        else:
+            controller_ids = node_ids(controllers, DEFAULT_FIRST_CONTROLLER_ID, "controllers")
+            clash = sorted(set(broker_ids) & set(controller_ids))
+            if clash:
+                raise ValueError(f"Node ids {clash} are used by both a broker and a controller; "
+                                 f"use combined=True for broker,controller nodes")
+        if not broker_ids:
+            raise ValueError("A cluster needs at least one broker")
+        if not controller_ids:
+            raise ValueError("A KRaft cluster needs at least one controller")
+        self.simulated = simulated
+        self.seed = None if seed is None else str(seed)
+        self._temporary = data_dir is None
+        root = Path(tempfile.mkdtemp(prefix="minikafka-")) if data_dir is None else Path(data_dir)
+        cluster_id = cluster_id or existing_cluster_id(root) or generate_cluster_id(self.seed)
+        self.layout = ClusterLayout(
+            root=root, cluster_id=cluster_id,
+            seed=self.seed if self.seed is not None else cluster_id,
+            timing=profile(timing), host=host, brokers=broker_ids, controllers=controller_ids,
+            broker_props=default_broker_props(len(broker_ids), broker_config))
+        self._first_port = port
+        self.events = EventLog()
+        self.driver = None
+        self.listeners: dict[int, Any] = {}        # broker id -> live TCP listener
+        self._started = False
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def cluster_id(self) -> str:
+        return self.layout.cluster_id
+
+    @property
+    def broker_ids(self) -> list[int]:
+        return list(self.layout.brokers)
+
+    @property
+    def controller_ids(self) -> list[int]:
+        return list(self.layout.controllers)
+
+    @property
+    def data_dir(self) -> Path:
+        return self.layout.root
+
+    @property
+    def timing(self) -> TimingProfile:
+        return self.layout.timing
+
+    def broker_data_dir(self, broker_id: int) -> Path:
+        self._check_node(broker_id, "broker")
+        return self.layout.data_dir(broker_id)
+
+    def node_data_dir(self, node_id: int) -> Path:
+        self._check_node(node_id)
+        return self.layout.data_dir(node_id)
+
+    @property
+    def bootstrap_servers(self) -> str:
+        """``host:port,...`` of every broker whose process is running."""
+        running = [b for b in self.layout.brokers if self._state(b) is not NodeState.DEAD]
+        return ",".join(f"{self.layout.host}:{self.layout.broker_ports[b]}" for b in running)
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self, timeout_ms: int = START_TIMEOUT_MS) -> "Cluster":
+        if self._started:
+            return self
+        self._assign_ports()
+        self.layout.format_storage(self._clock_for_format())
+        self.driver = self._make_driver()
+        self._call(self._add_all_nodes)
+        for node_id in self.layout.controllers:
+            self._start_node(node_id)
+        for node_id in self.layout.brokers:
+            if node_id not in self.layout.controllers:
+                self._start_node(node_id)
+        self._started = True
+        if not self.wait_until(self.is_ready, timeout_ms):
+            raise TimeoutError(f"The cluster did not become ready within {timeout_ms} ms: "
+                               f"{self._readiness_report()}")
+        return self
+
+    def __enter__(self) -> "Cluster":
+        return self.start()
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+    def stop(self, graceful: bool = True) -> None:
+        """Stop every node (brokers with a controlled shutdown first), then the driver.
+
+        A temporary data directory is removed; a given ``data_dir`` keeps the data.
+        """
+        if self.driver is not None and self._started:
+            if graceful:
+                self._graceful_stop_all()
+            for node_id in self.layout.node_ids:
+                if self._state(node_id) is not NodeState.DEAD:
+                    self._kill_node(node_id, quiet=True)
+            for listener in self.listeners.values():
+                self._call(listener.stop)
+            if not self.simulated:
+                self.driver.close()
+        self._started = False
+        if self._temporary:
+            shutil.rmtree(self.layout.root, ignore_errors=True)
+
+    def _graceful_stop_all(self) -> None:
+        stopping = {}
+        brokers = [b for b in self.layout.brokers if self._state(b) is NodeState.RUNNING]
+        for node_id in brokers:
+            stopping[node_id] = self._begin_node_shutdown(node_id)
+        self.wait_until(lambda: all(flag() for flag in stopping.values()), 10_000)
+
+    # ------------------------------------------------------------------ readiness
+    def is_ready(self) -> bool:
+        """A controller is active and every running broker is registered and unfenced."""
+        controller = self._active_controller_node()
+        if controller is None:
+            return False
+        image = controller.controller.committed_image
+        for broker_id in self.layout.brokers:
+            if self._state(broker_id) is not NodeState.RUNNING:
+                continue
+            registration = image.cluster.broker(broker_id)
+            node = self._node(broker_id)
+            if registration is None or registration.fenced or node.broker.is_fenced:
+                return False
+        return True
+
+    def _readiness_report(self) -> str:
+        snap = self.snapshot()
+        parts = [f"active controller: {snap.quorum.leader}"]
+        parts += [f"{n.roles[0]} {n.node_id}: {n.process}/{n.registration}/{n.raft_role}"
+                  for n in snap.nodes]
+        return "; ".join(parts)
+
+    def wait_until(self, condition: Callable[[], bool], timeout_ms: int) -> bool:
+        """Run (simulated) or wait (live) until ``condition()`` holds; False on timeout."""
+        return self.driver.run_until(condition, timeout_ms)
+
+    def run_for(self, duration_ms: int) -> None:
+        """Let ``duration_ms`` of cluster time pass (virtual time when simulated)."""
+        self.driver.run_for(duration_ms)
+
+    # ------------------------------------------------------------------ observation
+    def snapshot(self) -> ClusterSnapshot:
+        return self._call(lambda: build_snapshot(self))
+
+    def describe(self) -> str:
+        """One paragraph about this cluster, including the timing profile in force."""
+        kind = "simulated (virtual time)" if self.simulated else "live"
+        return (f"minikafka cluster {self.cluster_id} ({kind}): brokers "
+                f"{','.join(map(str, self.layout.brokers))}; controllers "
+                f"{','.join(map(str, self.layout.controllers))}; {self.timing.describe()}")
+
+    def __repr__(self) -> str:
+        state = "running" if self._started else "stopped"
+        return (f"Cluster(brokers={self.layout.brokers}, controllers={self.layout.controllers}, "
+                f"{state})")

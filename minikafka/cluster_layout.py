@@ -1,0 +1,157 @@
+"""`ClusterLayout`: which nodes a sandbox cluster has, where their data lives, how they are configured.
+
+Theory of operation
+-------------------
+Before a real KRaft cluster starts, an operator picks node ids and roles,
+writes a ``server.properties`` per node, generates a cluster id
+(``kafka-storage.sh random-uuid``) and formats every data directory with it
+(``kafka-storage.sh format``, which writes ``meta.properties``).  The layout
+does the same for the sandbox:
+
+* brokers default to ids 1..N and dedicated controllers to 1001..1000+M; any
+  distinct ids may be given, and ``combined=True`` makes the first M brokers
+  ``broker,controller`` nodes (the single-node quickstart is
+  ``Cluster(brokers=1, controllers=1, combined=True)``);
+* each node gets ``<root>/broker-<id>``, ``controller-<id>`` or ``node-<id>``
+  and a ``config/<name>.properties`` next to them, so learners can read the
+  settings that made the node what it is;
+* a directory that is already formatted is left alone: the node itself checks
+  at start-up that it belongs to this cluster and this node id, and refuses to
+  start otherwise, as Kafka does.
+
+A seed makes everything reproducible: the cluster id, directory ids and the
+nodes' random choices come from it.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from minikafka.common.uuid import Uuid
+from minikafka.server.node_config import BROKER_LISTENER, CONTROLLER_LISTENER, Endpoint, NodeConfig
+from minikafka.storage.meta_properties import META_PROPERTIES_NAME, MetaProperties
+from minikafka.timing import TimingProfile
+
+DEFAULT_FIRST_CONTROLLER_ID = 1001
+SIM_BROKER_PORT = 9092          # simulated clusters get Kafka's customary ports, spaced by 100
+SIM_CONTROLLER_PORT = 9093
+
+
+def node_ids(spec: int | Sequence[int], first: int, what: str) -> list[int]:
+    """Turn ``3`` into ``[first, first+1, first+2]``; check a given list of ids."""
+    if isinstance(spec, int):
+        if spec < 0:
+            raise ValueError(f"The number of {what} must be at least 0, got {spec}")
+        return list(range(first, first + spec))
+    ids = [int(i) for i in spec]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"Duplicate {what[:-1]} ids in {ids}")
+    for node_id in ids:
+        if node_id < 0:
+            raise ValueError(f"Invalid value {node_id} for configuration node.id: "
+                             f"Value must be at least 0")
+    return ids
+
+
+@dataclass
+class ClusterLayout:
+    root: Path
+    cluster_id: str
+    seed: str
+    timing: TimingProfile
+    host: str
+    brokers: list[int]                          # every node with the broker role
+    controllers: list[int]                      # every node with the controller role (the voters)
+    broker_ports: dict[int, int] = field(default_factory=dict)      # PLAINTEXT listener ports
+    controller_ports: dict[int, int] = field(default_factory=dict)  # CONTROLLER listener ports
+    broker_props: dict[str, str] = field(default_factory=dict)
+
+    def roles(self, node_id: int) -> tuple[str, ...]:
+        return tuple(r for r, ids in (("broker", self.brokers), ("controller", self.controllers))
+                     if node_id in ids)
+
+    @property
+    def node_ids(self) -> list[int]:
+        ordered = list(self.controllers)
+        ordered += [b for b in self.brokers if b not in ordered]
+        return ordered
+
+    def data_dir(self, node_id: int) -> Path:
+        roles = self.roles(node_id)
+        prefix = "node" if len(roles) == 2 else roles[0]
+        return self.root / f"{prefix}-{node_id}"
+
+    def voters(self) -> dict[int, Endpoint]:
+        return {c: Endpoint(CONTROLLER_LISTENER, self.host, self.controller_ports[c])
+                for c in self.controllers}
+
+    def node_config(self, node_id: int) -> NodeConfig:
+        roles = self.roles(node_id)
+        listeners = []
+        if "broker" in roles:
+            listeners.append(Endpoint(BROKER_LISTENER, self.host, self.broker_ports[node_id]))
+        if "controller" in roles:
+            listeners.append(Endpoint(CONTROLLER_LISTENER, self.host, self.controller_ports[node_id]))
+        advertised = tuple(e for e in listeners if e.listener == BROKER_LISTENER)
+        props = dict(self.broker_props)   # controllers read topic defaults from the same settings
+        return NodeConfig(node_id, roles, self.cluster_id, self.data_dir(node_id), self.voters(),
+                          self.timing, f"{self.seed}:controller", tuple(listeners), advertised,
+                          broker_props=props)
+
+    # ------------------------------------------------------------------ formatting
+    def format_storage(self, now_ms: int) -> list[int]:
+        """``kafka-storage.sh format`` for every unformatted node; returns the ids formatted."""
+        formatted = []
+        rng = random.Random(f"{self.seed}:format")
+        for node_id in self.node_ids:
+            directory = self.data_dir(node_id)
+            directory_id = Uuid.random(rng)
+            if (directory / META_PROPERTIES_NAME).exists():
+                continue
+            directory.mkdir(parents=True, exist_ok=True)
+            MetaProperties(1, self.cluster_id, node_id, directory_id).write(str(directory), now_ms)
+            formatted.append(node_id)
+        self.write_configs()
+        return formatted
+
+    def write_configs(self) -> None:
+        config_dir = self.root / "config"
+        config_dir.mkdir(parents=True, exist_ok=True)
+        for node_id in self.node_ids:
+            name = self.data_dir(node_id).name
+            text = self.node_config(node_id).server_properties()
+            (config_dir / f"{name}.properties").write_text(text, encoding="utf-8")
+
+
+def generate_cluster_id(seed: str | None) -> str:
+    """A 22-character base64 Uuid, as ``kafka-storage.sh random-uuid`` prints."""
+    rng = random.Random(f"{seed}:cluster-id") if seed is not None else random.Random(
+        secrets.randbits(64))
+    return str(Uuid.random(rng))
+
+
+def existing_cluster_id(root: Path) -> str | None:
+    """The cluster.id found in the root's formatted node directories, if they agree on one."""
+    found = set()
+    if root.is_dir():
+        for meta in root.glob(f"*/{META_PROPERTIES_NAME}"):
+            try:
+                found.add(MetaProperties.read(str(meta.parent)).cluster_id)
+            except Exception:
+                continue
+    return found.pop() if len(found) == 1 else None
+
+
+def default_broker_props(brokers: int, overrides: Mapping[str, object] | None) -> dict[str, str]:
+    props = {
+        # A cluster with fewer than three brokers cannot host a three-way replicated
+        # __consumer_offsets; Kafka's single-node sample configs set this to 1 too.
+        "offsets.topic.replication.factor": str(max(1, min(3, brokers))),
+    }
+    for name, value in (overrides or {}).items():
+        props[name] = str(value).lower() if isinstance(value, bool) else str(value)
+    return props

@@ -1,0 +1,132 @@
+"""Building a `ClusterSnapshot` from the running nodes (on the driver's thread, in one go).
+
+The metadata part (topics, replicas, ISR, leaders, broker registrations)
+comes from the committed metadata image of the active controller, the
+cluster's source of truth; if no controller is active, from any running
+node.  The per-replica part (log end offset, high watermark, size) comes from
+each broker's own logs, because that is where followers and leaders really
+differ.  Disk bytes are the sizes of the ``.log`` segment files under a
+node's data directory, which is what ``kafka-log-dirs.sh`` reports as size.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from minikafka.common.topic_partition import TopicPartition
+from minikafka.drivers.runtime import NodeState
+from minikafka.metadata.image import ConfigResource
+from minikafka.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot,
+                                QuorumSnapshot, ReplicaState, TopicSnapshot)
+
+if TYPE_CHECKING:
+    from minikafka.cluster import Cluster
+
+
+def log_bytes(directory: str) -> int:
+    total = 0
+    for root, _, files in os.walk(directory):
+        for name in files:
+            if name.endswith(".log"):
+                try:
+                    total += os.path.getsize(os.path.join(root, name))
+                except OSError:
+                    pass
+    return total
+
+
+def _image_and_quorum(cluster: "Cluster"):
+    active = cluster._active_controller_node()
+    image = None
+    if active is not None:
+        image = active.controller.committed_image
+    else:
+        for node_id in cluster.layout.node_ids:
+            if cluster._state(node_id) is NodeState.RUNNING:
+                node = cluster._node(node_id)
+                image = node.broker.image if node.broker else node.controller.committed_image
+                break
+    epochs = [cluster._node(c).raft.epoch for c in cluster.layout.controllers
+              if cluster._state(c) is not NodeState.DEAD]
+    quorum = QuorumSnapshot(
+        voters=tuple(cluster.layout.controllers),
+        leader=active.node_id if active is not None else None,
+        epoch=max(epochs) if epochs else 0,
+        high_watermark=(active.raft.high_watermark or 0) if active is not None else 0)
+    return image, quorum
+
+
+def _registration_state(image, node_id: int, roles) -> str | None:
+    if "broker" not in roles or image is None:
+        return None
+    registration = image.cluster.broker(node_id)
+    if registration is None:
+        return "unregistered"
+    if registration.in_controlled_shutdown:
+        return "controlled_shutdown"
+    return "fenced" if registration.fenced else "unfenced"
+
+
+def _node_snapshot(cluster: "Cluster", node_id: int, image) -> NodeSnapshot:
+    layout = cluster.layout
+    roles = layout.roles(node_id)
+    state = cluster._state(node_id)
+    raft_role = raft_epoch = None
+    if state is not NodeState.DEAD:
+        raft = cluster._node(node_id).raft
+        raft_role = "observer" if not raft.is_voter else raft.role.lower()
+        raft_epoch = raft.epoch
+    port = layout.broker_ports.get(node_id) if "broker" in roles else layout.controller_ports.get(node_id)
+    network = cluster.driver.network
+    return NodeSnapshot(
+        node_id=node_id, roles=roles, process=state.value,
+        isolated=network.is_isolated(node_id),
+        registration=_registration_state(image, node_id, roles),
+        raft_role=raft_role, raft_epoch=raft_epoch, host=layout.host, port=port,
+        data_dir=str(layout.data_dir(node_id)), disk_bytes=log_bytes(str(layout.data_dir(node_id))),
+        extra_latency_ms=network.extra_latency.get(node_id, 0))
+
+
+def _replica_states(cluster: "Cluster", tp: TopicPartition, registration) -> tuple[ReplicaState, ...]:
+    states = []
+    for broker_id in registration.replicas:
+        leo = hw = start = size = None
+        if broker_id in cluster.driver.handles and cluster._state(broker_id) is not NodeState.DEAD:
+            node = cluster._node(broker_id)
+            log = node.broker.log_manager.get_log(tp) if node.broker else None
+            if log is not None:
+                leo, hw, start, size = (log.log_end_offset, log.high_watermark,
+                                        log.log_start_offset, log.size_in_bytes)
+        states.append(ReplicaState(broker_id, leo, hw, start, size, broker_id in registration.isr,
+                                   broker_id == registration.leader))
+    return tuple(states)
+
+
+def _topic_snapshot(cluster: "Cluster", image, name: str) -> TopicSnapshot:
+    topic = image.topics.get_topic(name)
+    configs = dict(image.configs.config(ConfigResource(ConfigResource.TOPIC, name)))
+    partitions = []
+    for index in sorted(topic.partitions):
+        reg = topic.partitions[index]
+        partitions.append(PartitionSnapshot(
+            topic=name, partition=index, replicas=tuple(reg.replicas), isr=tuple(reg.isr),
+            leader=reg.leader if reg.leader >= 0 else None, leader_epoch=reg.leader_epoch,
+            partition_epoch=reg.partition_epoch, adding_replicas=tuple(reg.adding_replicas),
+            removing_replicas=tuple(reg.removing_replicas),
+            replica_states=_replica_states(cluster, TopicPartition(name, index), reg)))
+    return TopicSnapshot(name=name, topic_id=str(topic.topic_id), internal=name.startswith("__"),
+                         configs=configs, partitions=tuple(partitions))
+
+
+def build_snapshot(cluster: "Cluster") -> ClusterSnapshot:
+    image, quorum = _image_and_quorum(cluster)
+    nodes = tuple(_node_snapshot(cluster, node_id, image)
+                  for node_id in sorted(cluster.layout.node_ids))
+    topics = ()
+    if image is not None:
+        topics = tuple(_topic_snapshot(cluster, image, name) for name in sorted(image.topic_names()))
+    return ClusterSnapshot(
+        cluster_id=cluster.cluster_id, time_ms=cluster.driver.now(),
+        timing_profile=cluster.timing.name, simulated=cluster.simulated, quorum=quorum,
+        nodes=nodes, topics=topics, last_event_seq=cluster.events.last_seq)

@@ -1,0 +1,104 @@
+"""``FeatureControlManager``: finalized feature levels and the bootstrap records of a new cluster.
+
+Theory of operation
+-------------------
+Kafka versions the metadata format and protocol features with *feature
+levels* that are finalized in the metadata log as ``FeatureLevelRecord`` s.
+The most important one is ``metadata.version``: it says which records and
+fields the controller may write.  A cluster formatted with
+``kafka-storage.sh format --release-version 4.1`` gets 4.1-IV1 (feature level
+27) plus the default levels of the other features for that release.
+
+Those levels are the cluster's *bootstrap metadata*.  When the first
+controller of a new cluster becomes active and finds the metadata log empty,
+it appends them in a metadata transaction (KIP-868)::
+
+    BeginTransactionRecord(name="Bootstrap records")
+    FeatureLevelRecord(metadata.version, 27)
+    FeatureLevelRecord(group.version, 1)          other features: sorted by name,
+    FeatureLevelRecord(transaction.version, 2)    only levels above 0
+    EndTransactionRecord()
+
+Feature defaults for 4.1-IV1 (each feature's level is the highest one whose
+bootstrap metadata.version is at most 4.1-IV1): ``group.version`` 1,
+``transaction.version`` 2, ``eligible.leader.replicas.version`` 1,
+``share.version`` 0, ``streams.version`` 0; ``kraft.version`` (0 for a static
+quorum) is a Raft-level feature with no FeatureLevelRecord.
+
+Mirrors ``org.apache.kafka.controller.FeatureControlManager``,
+``ActivationRecordsGenerator.recordsForEmptyLog`` and
+``BootstrapMetadata.fromVersions`` (Kafka 4.1).  Simplified: the sandbox
+bootstraps with ``eligible.leader.replicas.version=0`` (as ``kafka-storage.sh
+format --feature eligible.leader.replicas.version=0`` would) because it does
+not implement ELR; UpdateFeatures (``kafka-features.sh upgrade``) is not
+supported; a partial bootstrap transaction is never aborted, since the
+sandbox appends the bootstrap records as one batch.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Mapping
+
+from minikafka.metadata.image import METADATA_VERSION, MetadataImage
+from minikafka.metadata.records import BeginTransactionRecord, EndTransactionRecord, FeatureLevelRecord
+
+# MetadataVersion feature levels of the Kafka 4.x releases (server-common MetadataVersion.java).
+METADATA_VERSION_NAMES: Mapping[int, str] = MappingProxyType({
+    22: "4.0-IV0", 23: "4.0-IV1", 24: "4.0-IV2", 25: "4.0-IV3", 26: "4.1-IV0", 27: "4.1-IV1"})
+METADATA_VERSION_4_1_IV1 = 27
+
+# Bootstrap levels of the other features for 4.1-IV1, as the sandbox formats them.
+BOOTSTRAP_FEATURES_4_1: Mapping[str, int] = MappingProxyType({
+    "eligible.leader.replicas.version": 0,   # Kafka 4.1 would bootstrap 1; the sandbox has no ELR
+    "group.version": 1,
+    "transaction.version": 2,
+})
+
+
+# What a Kafka 4.1 broker (and controller) advertises as supported in its registration
+# (BrokerFeatures.defaultSupportedFeatures: metadata.version from MINIMUM_VERSION, every
+# production feature whose latest production level is above 0).
+SUPPORTED_FEATURES_4_1: Mapping[str, tuple[int, int]] = MappingProxyType({
+    "metadata.version": (7, METADATA_VERSION_4_1_IV1),
+    "eligible.leader.replicas.version": (0, 1),
+    "group.version": (0, 1),
+    "kraft.version": (0, 1),
+    "transaction.version": (0, 2),
+})
+
+
+class FeatureControlManager:
+    """Knows the bootstrap levels; reads finalized levels from the metadata image."""
+
+    def __init__(self, metadata_version: int = METADATA_VERSION_4_1_IV1,
+                 features: Mapping[str, int] = BOOTSTRAP_FEATURES_4_1):
+        self.bootstrap_metadata_version = metadata_version   # feature level written at bootstrap
+        self.bootstrap_features = dict(features)              # other features written at bootstrap
+
+    def bootstrap_records(self) -> list:
+        """The records the first active controller appends to an empty metadata log."""
+        records: list = [BeginTransactionRecord(name="Bootstrap records"),
+                         FeatureLevelRecord(name=METADATA_VERSION, feature_level=self.bootstrap_metadata_version)]
+        records += [FeatureLevelRecord(name=name, feature_level=level)
+                    for name, level in sorted(self.bootstrap_features.items()) if level > 0]
+        records.append(EndTransactionRecord())
+        return records
+
+    @staticmethod
+    def metadata_version(image: MetadataImage) -> int | None:
+        return image.features.metadata_version
+
+    @staticmethod
+    def metadata_version_name(level: int | None) -> str:
+        """``27`` -> ``4.1-IV1`` (the name Kafka's tools print)."""
+        if level is None:
+            return "none"
+        return METADATA_VERSION_NAMES.get(level, f"feature level {level}")
+
+    @staticmethod
+    def finalized_levels(image: MetadataImage) -> dict[str, int]:
+        levels = dict(image.features.finalized_versions)
+        if image.features.metadata_version is not None:
+            levels[METADATA_VERSION] = image.features.metadata_version
+        return levels

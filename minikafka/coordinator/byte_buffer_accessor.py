@@ -1,0 +1,178 @@
+"""Reading and writing Kafka's generated-message primitives (for ``__consumer_offsets``).
+
+Theory of operation
+-------------------
+Kafka's message specs (the ``*.json`` files) compile to classes that write
+themselves through a ``Writable`` and read through a ``Readable``; for a byte
+array both are a ``ByteBufferAccessor``.  The primitives are big-endian
+fixed-width integers plus length-prefixed strings, byte arrays and arrays.
+Two encodings exist:
+
+* classic: int16 string length, int32 bytes/array length, -1 meaning null;
+* flexible (the versions a spec lists in ``flexibleVersions``): lengths are
+  unsigned varints holding ``length + 1`` (0 meaning null), and every struct
+  ends with a block of *tagged fields* (a varint count, then tag, size and
+  payload for each), which lets Kafka add optional fields without a new
+  version.
+
+Mirrors ``org.apache.kafka.common.protocol.ByteBufferAccessor`` (and the
+``Readable``/``Writable`` methods the generated code calls).  Simplified:
+only the primitives the group coordinator's records use; tagged fields are
+skipped on read and an empty block is written.
+"""
+
+from __future__ import annotations
+
+import struct
+
+
+class Writer:
+    """Appends primitives to a growing buffer; every method returns ``self``."""
+
+    def __init__(self, flexible: bool = False):
+        self.flexible = flexible            # use the compact (varint) length encoding
+        self._parts: list[bytes] = []
+
+    def bytes(self) -> bytes:
+        return b"".join(self._parts)
+
+    def int16(self, v: int) -> "Writer":
+        self._parts.append(struct.pack(">h", v))
+        return self
+
+    def int32(self, v: int) -> "Writer":
+        self._parts.append(struct.pack(">i", v))
+        return self
+
+    def int64(self, v: int) -> "Writer":
+        self._parts.append(struct.pack(">q", v))
+        return self
+
+    def unsigned_varint(self, v: int) -> "Writer":
+        out = bytearray()
+        while v >= 0x80:
+            out.append((v & 0x7F) | 0x80)
+            v >>= 7
+        out.append(v)
+        self._parts.append(bytes(out))
+        return self
+
+    def _length(self, n: int | None, classic_width: str) -> None:
+        if self.flexible:
+            self.unsigned_varint(0 if n is None else n + 1)
+        else:
+            self._parts.append(struct.pack(classic_width, -1 if n is None else n))
+
+    def nullable_string(self, v: str | None) -> "Writer":
+        if v is None:
+            self._length(None, ">h")
+            return self
+        raw = v.encode("utf-8")
+        if len(raw) > 0x7FFF:
+            raise ValueError(f"String length {len(raw)} is larger than the maximum string length.")
+        self._length(len(raw), ">h")
+        self._parts.append(raw)
+        return self
+
+    def string(self, v: str) -> "Writer":
+        return self.nullable_string(v)
+
+    def bytes_field(self, v: bytes) -> "Writer":
+        self._length(len(v), ">i")
+        self._parts.append(bytes(v))
+        return self
+
+    def array_length(self, n: int) -> "Writer":
+        self._length(n, ">i")
+        return self
+
+    def tagged_fields(self) -> "Writer":
+        if self.flexible:
+            self.unsigned_varint(0)
+        return self
+
+
+class Reader:
+    """Reads primitives from ``data``; raises ValueError when the bytes run out or lie."""
+
+    def __init__(self, data: bytes, part: str, flexible: bool = False):
+        self._data = memoryview(bytes(data))
+        self._pos = 0                       # next byte to read
+        self.part = part                    # "key" or "value", for error messages
+        self.flexible = flexible
+
+    def _take(self, n: int) -> bytes:
+        if n < 0 or self._pos + n > len(self._data):
+            raise ValueError(f"Error reading byte array of {n} byte(s): only "
+                             f"{len(self._data) - self._pos} byte(s) available")
+        chunk = bytes(self._data[self._pos:self._pos + n])
+        self._pos += n
+        return chunk
+
+    def remaining(self) -> int:
+        return len(self._data) - self._pos
+
+    def int16(self) -> int:
+        return struct.unpack(">h", self._take(2))[0]
+
+    def int32(self) -> int:
+        return struct.unpack(">i", self._take(4))[0]
+
+    def int64(self) -> int:
+        return struct.unpack(">q", self._take(8))[0]
+
+    def unsigned_varint(self) -> int:
+        value, shift = 0, 0
+        while True:
+            byte = self._take(1)[0]
+            value |= (byte & 0x7F) << shift
+            if not byte & 0x80:
+                return value
+            shift += 7
+            if shift > 28:
+                raise ValueError("Varint is too long, the most significant bit in the 5th byte is set")
+
+    def _length(self, classic_format: str) -> int:
+        if self.flexible:
+            return self.unsigned_varint() - 1
+        return struct.unpack(classic_format, self._take(struct.calcsize(classic_format)))[0]
+
+    def nullable_string(self) -> str | None:
+        n = self._length(">h")
+        if n < 0:
+            return None
+        if n > 0x7FFF:
+            raise ValueError(f"string field had invalid length {n}")
+        try:
+            return self._take(n).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"string field is not valid UTF-8 ({exc.reason})") from None
+
+    def string(self) -> str:
+        value = self.nullable_string()
+        if value is None:
+            raise ValueError("non-nullable string field was serialized as null")
+        return value
+
+    def bytes_field(self) -> bytes:
+        n = self._length(">i")
+        if n < 0:
+            raise ValueError("non-nullable bytes field was serialized as null")
+        return self._take(n)
+
+    def array_length(self) -> int:
+        n = self._length(">i")
+        if n < 0:
+            raise ValueError("non-nullable array field was serialized as null")
+        if n > len(self._data) - self._pos:
+            # Every element takes at least one byte; refuse absurd counts before looping.
+            raise ValueError(f"Tried to allocate a collection of size {n}, but there are only "
+                             f"{len(self._data) - self._pos} bytes remaining.")
+        return n
+
+    def tagged_fields(self) -> None:
+        if not self.flexible:
+            return
+        for _ in range(self.unsigned_varint()):
+            self.unsigned_varint()               # tag
+            self._take(self.unsigned_varint())   # payload, ignored

@@ -1,0 +1,93 @@
+"""``GroupCoordinatorConfig``: the broker settings the group coordinator reads.
+
+Theory of operation
+-------------------
+A frozen bundle of the ``group.*`` and ``offset*`` broker configurations with
+Kafka 4.x's names and defaults.  The time-related ones come from the node's
+`TimingProfile` (``group.initial.rebalance.delay.ms``,
+``offsets.commit.timeout.ms``, ``offsets.retention.check.interval.ms``), so a
+lesson in the teaching profile sees a new group form after 600 ms instead of
+3 s.  The session-timeout bounds are *validation* limits a client's own
+``session.timeout.ms`` must respect, so no profile scales them.
+
+Mirrors ``org.apache.kafka.coordinator.group.GroupCoordinatorConfig``.
+Simplified: the KIP-848 consumer/share/streams group settings are absent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from minikafka.common.errors import ConfigException
+from minikafka.timing import TimingProfile, profile
+
+CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000  # fixed in Kafka, not a config
+INT_MAX = 2**31 - 1
+
+DEFAULTS: Mapping[str, int] = {
+    "group.min.session.timeout.ms": 6000,
+    "group.max.session.timeout.ms": 1800000,
+    "group.max.size": INT_MAX,
+    "offset.metadata.max.bytes": 4096,
+    "offsets.topic.num.partitions": 50,
+    "offsets.retention.minutes": 7 * 24 * 60,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GroupCoordinatorConfig:
+    min_session_timeout_ms: int = 6000              # group.min.session.timeout.ms
+    max_session_timeout_ms: int = 1800000           # group.max.session.timeout.ms
+    max_size: int = INT_MAX                         # group.max.size (members per classic group)
+    initial_rebalance_delay_ms: int = 3000          # group.initial.rebalance.delay.ms
+    new_member_join_timeout_ms: int = CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS
+    offset_metadata_max_bytes: int = 4096           # offset.metadata.max.bytes
+    offsets_topic_num_partitions: int = 50          # offsets.topic.num.partitions
+    offset_commit_timeout_ms: int = 5000            # offsets.commit.timeout.ms
+    offsets_retention_ms: int = 7 * 24 * 60 * 60 * 1000  # offsets.retention.minutes, in ms
+    offsets_retention_check_interval_ms: int = 600000    # offsets.retention.check.interval.ms
+
+    @classmethod
+    def from_configs(cls, configs: Mapping[str, Any] | None = None,
+                     timing: "TimingProfile | str | None" = None) -> "GroupCoordinatorConfig":
+        """Build from Kafka config names (values as ints or strings) and a timing profile."""
+        merged = dict(DEFAULTS)
+        for name, value in (configs or {}).items():
+            if name in DEFAULTS:
+                merged[name] = _as_int(name, value)
+        times = profile(timing)
+        config = cls(
+            min_session_timeout_ms=merged["group.min.session.timeout.ms"],
+            max_session_timeout_ms=merged["group.max.session.timeout.ms"],
+            max_size=merged["group.max.size"],
+            initial_rebalance_delay_ms=times.ms("group.initial.rebalance.delay.ms"),
+            offset_metadata_max_bytes=merged["offset.metadata.max.bytes"],
+            offsets_topic_num_partitions=merged["offsets.topic.num.partitions"],
+            offset_commit_timeout_ms=times.ms("offsets.commit.timeout.ms"),
+            offsets_retention_ms=merged["offsets.retention.minutes"] * 60 * 1000,
+            offsets_retention_check_interval_ms=times.ms("offsets.retention.check.interval.ms"),
+        )
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        """The ``atLeast(1)`` checks Kafka's config definitions apply to these settings."""
+        _at_least("group.max.size", self.max_size, 1)
+        _at_least("offsets.topic.num.partitions", self.offsets_topic_num_partitions, 1)
+        _at_least("offsets.retention.minutes", self.offsets_retention_ms // 60000, 1)
+        _at_least("offsets.commit.timeout.ms", self.offset_commit_timeout_ms, 1)
+
+
+def _as_int(name: str, value: Any) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ConfigException(f"Invalid value {value} for configuration {name}: "
+                              f"Not a number of type INT") from None
+
+
+def _at_least(name: str, value: int, minimum: int) -> None:
+    if value < minimum:
+        raise ConfigException(f"Invalid value {value} for configuration {name}: "
+                              f"Value must be at least {minimum}")

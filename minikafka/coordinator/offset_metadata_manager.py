@@ -1,0 +1,231 @@
+"""``OffsetMetadataManager``: committed offsets of one ``__consumer_offsets`` partition.
+
+Theory of operation
+-------------------
+A consumer commits "I have processed partition *p* up to offset *o*"; the
+coordinator checks that the committer may commit, writes one OffsetCommit
+record per partition to ``__consumer_offsets`` and, once the write is
+committed (acks=all), makes the offsets visible to OffsetFetch and answers.
+A failed write changes nothing, so a commit is never half-visible.
+
+Who may commit:
+
+* a *standalone* consumer (``assign()`` without group management) sends
+  generation -1 and an empty member id; accepted while the group is Empty,
+  and a missing group is created as an Empty "simple" group on the fly;
+* a group member must be the current member (UNKNOWN_MEMBER_ID,
+  FENCED_INSTANCE_ID) of the current generation (ILLEGAL_GENERATION), and not
+  in the middle of a rebalance it has already joined (REBALANCE_IN_PROGRESS
+  in CompletingRebalance);
+* a commit with a generation to a group that does not exist gets
+  ILLEGAL_GENERATION (GROUP_ID_NOT_FOUND from OffsetCommit v9).
+
+Metadata longer than ``offset.metadata.max.bytes`` is refused per partition
+(OFFSET_METADATA_TOO_LARGE).  A commit also counts as a heartbeat while the
+group is Stable or PreparingRebalance.
+
+OffsetFetch returns the committed offset, leader epoch and metadata, or -1
+for partitions (and whole groups) with nothing committed.  Offsets expire
+``offsets.retention.minutes`` after the group became Empty (or, for a simple
+group, after the commit); an Empty group with no offsets left is deleted.
+
+Mirrors Kafka's ``OffsetMetadataManager`` (commitOffset, fetchOffsets,
+fetchAllOffsets, deleteAllOffsets, cleanupExpiredOffsets, replay) and
+``ClassicGroup.validateOffsetCommit``.  Simplified: no transactional offsets
+(TxnOffsetCommit); Stable consumer groups keep their offsets forever (Kafka
+expires offsets of topics the group no longer subscribes to).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from collections import Counter
+from typing import Callable
+
+from minikafka.common.errors import Errors, KafkaException, exception_for
+from minikafka.coordinator.classic_group import ClassicGroup, ClassicGroupState
+from minikafka.coordinator.coordinator_context import CoordinatorContext, coordinator_error
+from minikafka.coordinator.group_metadata_manager import GroupMetadataManager
+from minikafka.coordinator.records import OffsetCommitValue, offset_commit_record
+from minikafka.coordinator.requests import (
+    UNKNOWN_MEMBER_ID, OffsetCommitRequest, OffsetCommitResponse, OffsetCommitResponsePartition,
+    OffsetCommitResponseTopic, OffsetFetchRequestGroup, OffsetFetchResponseGroup,
+    OffsetFetchResponsePartitions, OffsetFetchResponseTopics,
+)
+
+S = ClassicGroupState
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetAndMetadata:
+    committed_offset: int
+    leader_epoch: int                 # -1 when the consumer did not say
+    metadata: str
+    commit_timestamp_ms: int
+    expire_timestamp_ms: int = -1     # only with OffsetCommit v2-4 retention_time_ms
+
+
+class OffsetMetadataManager:
+    def __init__(self, ctx: CoordinatorContext, groups: GroupMetadataManager):
+        self.ctx = ctx
+        self.group_manager = groups
+        # group -> topic -> partition -> committed offset (only what the log has committed)
+        self.offsets: dict[str, dict[str, dict[int, OffsetAndMetadata]]] = {}
+        # group -> (topic, partition) -> commits written but not yet committed
+        self.in_flight: dict[str, Counter[tuple[str, int]]] = {}
+        self.deletions: Counter[str] = Counter()  # group -> deletions so far (they void commits in flight)
+
+    # ------------------------------------------------------------------ OffsetCommit
+    def validate_commit(self, request: OffsetCommitRequest) -> ClassicGroup | None:
+        """The group to commit to (None: a simple group will be created); raises on refusal."""
+        group = self.group_manager.groups.get(request.group_id)
+        generation = request.generation_id_or_member_epoch
+        if group is None:
+            if generation < 0:
+                return None
+            if request.api_version >= 9:
+                raise exception_for(Errors.GROUP_ID_NOT_FOUND)(f"Group {request.group_id} not found.")
+            raise Errors.ILLEGAL_GENERATION.exception()
+        if group.in_state(S.DEAD):
+            raise Errors.COORDINATOR_NOT_AVAILABLE.exception()
+        if generation < 0 and group.is_empty():
+            return group                       # standalone consumer or admin client
+        if generation >= 0 or request.member_id != UNKNOWN_MEMBER_ID or request.group_instance_id is not None:
+            error = group.validate_member(request.member_id, request.group_instance_id)
+            if error is not Errors.NONE:
+                raise error.exception()
+            if generation != group.generation_id:
+                raise Errors.ILLEGAL_GENERATION.exception()
+        elif not group.is_empty():
+            raise Errors.UNKNOWN_MEMBER_ID.exception()
+        if group.in_state(S.COMPLETING_REBALANCE):
+            raise Errors.REBALANCE_IN_PROGRESS.exception()
+        return group
+
+    def commit(self, request: OffsetCommitRequest, respond: Callable[[OffsetCommitResponse], None]) -> None:
+        try:
+            group = self.validate_commit(request)
+        except KafkaException as exc:
+            respond(OffsetCommitResponse.all_failed(request, exc.error))
+            return
+        if group is not None and group.in_state(S.STABLE, S.PREPARING_REBALANCE):
+            self.group_manager.rebalance.reschedule_heartbeat(group, group.member(request.member_id))
+        response, accepted = self._accept(request)
+        if accepted:
+            self._write(request, response, accepted, respond)
+        else:
+            respond(response)
+
+    def _accept(self, request: OffsetCommitRequest) -> tuple[OffsetCommitResponse, list[tuple]]:
+        """The per-partition answers and the (topic, partition, value) triples to write."""
+        now, limit = self.ctx.now, self.ctx.config.offset_metadata_max_bytes
+        expire = -1 if request.retention_time_ms == -1 else now + request.retention_time_ms
+        topics, accepted = [], []
+        for topic in request.topics:
+            answers = []
+            for p in topic.partitions:
+                if p.committed_metadata is not None and len(p.committed_metadata) > limit:
+                    answers.append(OffsetCommitResponsePartition(p.partition_index,
+                                                                 Errors.OFFSET_METADATA_TOO_LARGE))
+                    continue
+                value = OffsetCommitValue(p.committed_offset, p.committed_leader_epoch,
+                                          p.committed_metadata or "", now, expire)
+                accepted.append((topic.name, p.partition_index, value))
+                answers.append(OffsetCommitResponsePartition(p.partition_index))
+            topics.append(OffsetCommitResponseTopic(topic.name, tuple(answers)))
+        return OffsetCommitResponse(tuple(topics)), accepted
+
+    def _write(self, request: OffsetCommitRequest, response: OffsetCommitResponse,
+               accepted: list[tuple], respond: Callable[[OffsetCommitResponse], None]) -> None:
+        group_id = request.group_id
+        keys = [(t, p) for t, p, _ in accepted]
+        pending = self.in_flight.setdefault(group_id, Counter())
+        pending.update(keys)
+        deletions = self.deletions[group_id]
+
+        def written(error: Errors) -> None:
+            pending.subtract(keys)
+            if self.in_flight.get(group_id) is pending and not +pending:
+                del self.in_flight[group_id]
+            if error is not Errors.NONE:
+                respond(OffsetCommitResponse.all_failed(request, coordinator_error(error)))
+            elif self.deletions[group_id] != deletions:
+                respond(response)          # the group was deleted since: its tombstones follow in the log
+            else:
+                for topic, partition, value in accepted:
+                    self.replay(group_id, topic, partition, value)
+                respond(response)
+        self.ctx.write([offset_commit_record(group_id, t, p, v) for t, p, v in accepted], written)
+
+    # ------------------------------------------------------------------ OffsetFetch
+    def fetch(self, request: OffsetFetchRequestGroup) -> OffsetFetchResponseGroup:
+        group = self.group_manager.groups.get(request.group_id)
+        known = group is not None and not group.in_state(S.DEAD)
+        committed = self.offsets.get(request.group_id, {}) if known else {}
+        if request.topics is None:
+            return OffsetFetchResponseGroup(request.group_id, tuple(
+                OffsetFetchResponseTopics(topic, tuple(_answer(p, o) for p, o in partitions.items()))
+                for topic, partitions in committed.items()))
+        return OffsetFetchResponseGroup(request.group_id, tuple(
+            OffsetFetchResponseTopics(t.name, tuple(
+                _answer(p, committed.get(t.name, {}).get(p)) for p in t.partition_indexes))
+            for t in request.topics))
+
+    # ------------------------------------------------------------------ deletion and expiry
+    def delete_all_offsets(self, group_id: str) -> list[tuple[bytes, bytes | None]]:
+        """Tombstones for every offset of ``group_id``, including commits still being written."""
+        self.deletions[group_id] += 1
+        keys = {(topic, partition) for topic, partitions in self.offsets.get(group_id, {}).items()
+                for partition in partitions}
+        keys.update(k for k, n in self.in_flight.get(group_id, Counter()).items() if n > 0)
+        return [offset_commit_record(group_id, topic, partition, None) for topic, partition in sorted(keys)]
+
+    def expired_offsets(self, group: ClassicGroup, now: int) -> tuple[list[tuple[str, int]], bool]:
+        """Offsets of ``group`` past retention, and whether that leaves the group with none."""
+        committed = self.offsets.get(group.group_id, {})
+        if +self.in_flight.get(group.group_id, Counter()):
+            return [], False                   # a commit is being written right now
+        if group.protocol_type is not None and not group.is_empty():
+            return [], not committed           # members are still using them
+        retention = self.ctx.config.offsets_retention_ms
+        expired, kept = [], False
+        for topic, partitions in committed.items():
+            for partition, offset in partitions.items():
+                if offset.expire_timestamp_ms != -1:
+                    due = offset.expire_timestamp_ms
+                elif group.protocol_type is not None and group.current_state_timestamp != -1:
+                    due = group.current_state_timestamp + retention   # retention counts from Empty
+                else:
+                    due = offset.commit_timestamp_ms + retention
+                if now >= due:
+                    expired.append((topic, partition))
+                else:
+                    kept = True
+        return expired, not kept
+
+    # ------------------------------------------------------------------ replay
+    def replay(self, group_id: str, topic: str, partition: int, value: OffsetCommitValue | None) -> None:
+        if value is None:
+            partitions = self.offsets.get(group_id, {}).get(topic)
+            if partitions is not None:
+                partitions.pop(partition, None)
+                if not partitions:
+                    del self.offsets[group_id][topic]
+                if not self.offsets[group_id]:
+                    del self.offsets[group_id]
+            return
+        # Committing without membership creates an Empty "simple" group.
+        self.group_manager.get_or_create(group_id, create=True)
+        self.offsets.setdefault(group_id, {}).setdefault(topic, {})[partition] = OffsetAndMetadata(
+            value.offset, value.leader_epoch, value.metadata, value.commit_timestamp,
+            value.expire_timestamp)
+
+    def count(self) -> int:
+        return sum(len(p) for topics in self.offsets.values() for p in topics.values())
+
+
+def _answer(partition: int, offset: OffsetAndMetadata | None) -> OffsetFetchResponsePartitions:
+    if offset is None:
+        return OffsetFetchResponsePartitions(partition)
+    return OffsetFetchResponsePartitions(partition, offset.committed_offset, offset.leader_epoch,
+                                         offset.metadata)

@@ -1,0 +1,20 @@
+"""KRaft: the Raft quorum that replicates ``__cluster_metadata-0`` (KIP-595, KIP-996).
+
+Start with `KafkaRaftClient`; `QuorumState` and the epoch states explain the
+elections, `ReplicatedLog` the log contract, `messages` the five RPCs.
+"""
+
+from minikafka.raft.errors import NotLeaderException
+from minikafka.raft.kafka_raft_client import KafkaRaftClient
+from minikafka.raft.listener_context import RaftListener
+from minikafka.raft.quorum_state import (OBSERVER_TRANSITIONS, TRANSITIONS, LeaderAndEpoch,
+                                        QuorumState)
+from minikafka.raft.quorum_state_store import (ElectionState, FileQuorumStateStore,
+                                               MemoryQuorumStateStore, QuorumStateStore)
+from minikafka.raft.replicated_log import (Batch, LeaderChangeMessage, MemoryReplicatedLog,
+                                           OffsetAndEpoch, ReplicatedLog)
+
+__all__ = ["KafkaRaftClient", "NotLeaderException", "RaftListener", "LeaderAndEpoch", "QuorumState",
+           "TRANSITIONS", "OBSERVER_TRANSITIONS", "ElectionState", "QuorumStateStore",
+           "MemoryQuorumStateStore", "FileQuorumStateStore", "Batch", "LeaderChangeMessage",
+           "MemoryReplicatedLog", "OffsetAndEpoch", "ReplicatedLog"]

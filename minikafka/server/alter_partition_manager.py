@@ -1,0 +1,89 @@
+"""`AlterPartitionManager`: a leader's ISR changes, batched and sent to the active controller.
+
+Theory of operation
+-------------------
+A partition leader that wants to add or remove an in-sync replica does not
+change the ISR itself: it queues an item here.  The manager sends all queued
+items in one AlterPartition request to the active controller (one request in
+flight at a time) and hands every partition its own result.  The controller
+checks the leader epoch and the partition epoch, writes a
+PartitionChangeRecord and answers with the new ISR and partition epoch; the
+leader adopts it, or, on an error, simply forgets the change (the next
+follower fetch or ISR check proposes it again).
+
+Each ISR member is sent with its broker epoch (KIP-903), so a broker that
+restarted in the meantime cannot be let back in on the strength of a fetch
+made by its previous incarnation.
+
+Mirrors ``kafka.server.DefaultAlterPartitionManager``.  Simplified: results
+travel as tuples ``(error, leader_id, leader_epoch, isr, partition_epoch)``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Callable
+
+from minikafka.common.errors import Errors
+from minikafka.common.topic_partition import TopicPartition
+from minikafka.controller.requests import (AlterPartitionPartitionData, AlterPartitionRequest,
+                                           AlterPartitionResponse, AlterPartitionTopicData,
+                                           BrokerState)
+
+if TYPE_CHECKING:
+    from minikafka.server.broker_server import BrokerServer
+    from minikafka.server.partition import Partition
+
+
+class AlterPartitionManager:
+    def __init__(self, broker: "BrokerServer"):
+        self.broker = broker
+        self.node = broker.node
+        self.queued: "OrderedDict[TopicPartition, tuple]" = OrderedDict()  # waiting to be sent
+        self.in_flight = False
+        self.timeout_ms = broker.timing.ms("controller.quorum.request.timeout.ms")
+
+    def submit(self, partition: "Partition", new_isr: tuple[int, ...],
+               callback: Callable[[object], None]) -> None:
+        self.queued[partition.topic_partition] = (partition, new_isr, callback)
+        self._maybe_send()
+
+    def _maybe_send(self) -> None:
+        if self.in_flight or not self.queued:
+            return
+        controller = self.broker.active_controller_id()
+        if controller is None:
+            self.node.schedule(("alter-partition", "retry"), self.node.now + 50, self._maybe_send)
+            return
+        items, self.queued = self.queued, OrderedDict()
+        request = self._build(items)
+        self.in_flight = True
+        self.node.send_request(controller, request,
+                               lambda response: self._on_response(items, response),
+                               self.timeout_ms)
+
+    def _build(self, items) -> AlterPartitionRequest:
+        by_topic: dict = {}
+        for tp, (partition, new_isr, _) in items.items():
+            states = tuple(BrokerState(b, self.broker.broker_epoch_of(b)) for b in new_isr)
+            by_topic.setdefault(partition.topic_id, []).append(AlterPartitionPartitionData(
+                tp.partition, partition.leader_epoch, states, partition.partition_epoch))
+        topics = tuple(AlterPartitionTopicData(topic_id, tuple(parts))
+                       for topic_id, parts in by_topic.items())
+        return AlterPartitionRequest(self.broker.broker_id, self.broker.lifecycle.broker_epoch, topics)
+
+    def _on_response(self, items, response) -> None:
+        self.in_flight = False
+        if not isinstance(response, AlterPartitionResponse) or response.error_code is not Errors.NONE:
+            for _, (_, _, callback) in items.items():
+                callback(None)
+        else:
+            results = {}
+            for topic in response.topics:
+                for part in topic.partitions:
+                    results[(topic.topic_id, part.partition_index)] = (
+                        part.error_code, part.leader_id, part.leader_epoch, tuple(part.isr),
+                        part.partition_epoch)
+            for tp, (partition, _, callback) in items.items():
+                callback(results.get((partition.topic_id, tp.partition)))
+        self._maybe_send()

@@ -1,0 +1,154 @@
+"""`BrokerLifecycleManager`: registration, heartbeats and controlled shutdown with the controller.
+
+Theory of operation
+-------------------
+A KRaft broker is born fenced.  It registers with the active controller
+(BrokerRegistration, carrying a fresh incarnation id, its listeners, the
+features it supports and its log directory ids) and gets a *broker epoch*.
+From then on it heartbeats every ``broker.heartbeat.interval.ms``, saying how
+far it has replayed the metadata log.  While it is behind it asks to stay
+fenced; once the controller says it has caught up with its own registration
+and the broker has loaded its logs, it asks to be unfenced and starts serving
+clients.  A broker whose heartbeats stop (crash, pause, network partition) is
+fenced by the controller after ``broker.session.timeout.ms``; when it comes
+back it simply heartbeats again and is unfenced once caught up.
+
+Controlled shutdown: heartbeats carry ``want_shut_down``; the controller moves
+every leadership away from the broker and then answers ``should_shut_down``.
+
+States, as Kafka names them: NOT_RUNNING -> STARTING (registering) ->
+RECOVERY (registered, fenced, catching up) -> RUNNING (unfenced) ->
+PENDING_CONTROLLED_SHUTDOWN -> SHUTTING_DOWN.
+
+Mirrors ``kafka.server.BrokerLifecycleManager``.  Simplified: the controller
+is found through the KRaft observer's view of the quorum leader.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, Callable
+
+from minikafka.common.errors import Errors
+from minikafka.common.uuid import Uuid
+from minikafka.controller.requests import (BrokerHeartbeatRequest, BrokerHeartbeatResponse,
+                                           BrokerRegistrationRequest, BrokerRegistrationResponse)
+
+if TYPE_CHECKING:
+    from minikafka.server.broker_server import BrokerServer
+
+RECOVERY_HEARTBEAT_MS = 10        # how soon to heartbeat again while catching up
+
+
+class BrokerState(enum.Enum):
+    NOT_RUNNING = "NOT_RUNNING"
+    STARTING = "STARTING"
+    RECOVERY = "RECOVERY"
+    RUNNING = "RUNNING"
+    PENDING_CONTROLLED_SHUTDOWN = "PENDING_CONTROLLED_SHUTDOWN"
+    SHUTTING_DOWN = "SHUTTING_DOWN"
+
+
+class BrokerLifecycleManager:
+    def __init__(self, broker: "BrokerServer", previous_broker_epoch: int = -1):
+        self.broker = broker
+        self.node = broker.node
+        self.state = BrokerState.NOT_RUNNING
+        self.incarnation_id = Uuid.random(self.node.rng)   # new for every process start
+        self.broker_epoch = -1                     # from the controller's RegisterBrokerRecord
+        self.previous_broker_epoch = previous_broker_epoch  # from .kafka_cleanshutdown, if clean
+        self.ready_to_unfence = False              # set once logs are loaded and metadata caught up
+        self.caught_up = False                     # the controller said our metadata caught up
+        self.want_shut_down = False
+        self.on_caught_up: Callable[[], None] | None = None
+        self.on_shutdown_granted: Callable[[], None] | None = None
+        timing = broker.timing
+        self.heartbeat_interval_ms = timing.ms("broker.heartbeat.interval.ms")
+        self.timeout_ms = timing.ms("controller.quorum.request.timeout.ms")
+        self.in_flight = False
+
+    def start(self) -> None:
+        self.state = BrokerState.STARTING
+        self._schedule(0)
+
+    def set_ready_to_unfence(self) -> None:
+        self.ready_to_unfence = True
+        self._schedule(0)
+
+    def begin_controlled_shutdown(self) -> None:
+        self.want_shut_down = True
+        if self.state is BrokerState.RUNNING:
+            self.state = BrokerState.PENDING_CONTROLLED_SHUTDOWN
+        self._schedule(0)
+
+    # ------------------------------------------------------------------ communication
+    def _schedule(self, delay_ms: int) -> None:
+        self.node.schedule(("lifecycle", "communicate"), self.node.now + delay_ms, self._communicate)
+
+    def _communicate(self) -> None:
+        if self.in_flight or self.state in (BrokerState.SHUTTING_DOWN, BrokerState.NOT_RUNNING):
+            return
+        controller = self.broker.active_controller_id()
+        if controller is None:
+            self._schedule(20)
+            return
+        self.in_flight = True
+        if self.broker_epoch < 0:
+            self.node.send_request(controller, self._registration(), self._on_registration,
+                                   self.timeout_ms)
+        else:
+            request = BrokerHeartbeatRequest(
+                self.broker.broker_id, self.broker_epoch, self.broker.metadata_offset(),
+                want_fence=not self.ready_to_unfence, want_shut_down=self.want_shut_down)
+            self.node.send_request(controller, request, self._on_heartbeat, self.timeout_ms)
+
+    def _registration(self) -> BrokerRegistrationRequest:
+        return BrokerRegistrationRequest(
+            broker_id=self.broker.broker_id, cluster_id=self.broker.cluster_id,
+            incarnation_id=self.incarnation_id, listeners=self.broker.registration_listeners(),
+            features=self.broker.supported_features(), rack=self.broker.config.rack,
+            log_dirs=(self.broker.directory_id,), previous_broker_epoch=self.previous_broker_epoch)
+
+    def _on_registration(self, response) -> None:
+        self.in_flight = False
+        if isinstance(response, BrokerRegistrationResponse) and response.error_code is Errors.NONE:
+            self.broker_epoch = response.broker_epoch
+            self.state = BrokerState.RECOVERY
+            self._schedule(0)
+        else:
+            self._schedule(min(self.heartbeat_interval_ms, 200))   # retry, e.g. after NOT_CONTROLLER
+
+    def _on_heartbeat(self, response) -> None:
+        self.in_flight = False
+        if not isinstance(response, BrokerHeartbeatResponse):
+            self._schedule(min(self.heartbeat_interval_ms, 100))   # timed out or refused: retry soon
+            return
+        if response.error_code is Errors.STALE_BROKER_EPOCH or \
+                response.error_code is Errors.BROKER_ID_NOT_REGISTERED:
+            self.broker_epoch = -1                     # our registration is gone: register again
+            self._schedule(0)
+            return
+        if response.error_code is not Errors.NONE:
+            self._schedule(min(self.heartbeat_interval_ms, 100))
+            return
+        self._apply_heartbeat(response)
+
+    def _apply_heartbeat(self, response: BrokerHeartbeatResponse) -> None:
+        if response.is_caught_up and not self.caught_up:
+            self.caught_up = True
+            if self.on_caught_up:
+                self.on_caught_up()
+        if response.should_shut_down:
+            self.state = BrokerState.SHUTTING_DOWN
+            if self.on_shutdown_granted:
+                self.on_shutdown_granted()
+            return
+        if not response.is_fenced and self.state is BrokerState.RECOVERY:
+            self.state = BrokerState.RUNNING
+        elif response.is_fenced and self.state is BrokerState.RUNNING:
+            self.state = BrokerState.RECOVERY
+        delay = self.heartbeat_interval_ms
+        if self.state is BrokerState.RECOVERY or self.want_shut_down:
+            delay = RECOVERY_HEARTBEAT_MS if self.ready_to_unfence or not self.caught_up \
+                else self.heartbeat_interval_ms
+        self._schedule(delay)

@@ -1,0 +1,136 @@
+"""Hosting the group coordinator on a broker: ``__consumer_offsets`` leadership, writes, lookup.
+
+Theory of operation
+-------------------
+The group coordinator for a group is whichever broker leads the group's
+``__consumer_offsets`` partition.  This adapter connects the broker to
+`GroupCoordinator`:
+
+* when the broker becomes leader of ``__consumer_offsets-<p>`` it reads the
+  partition's records back from its own log and lets the coordinator replay
+  them (groups and committed offsets survive failover this way); when it
+  stops leading, the coordinator unloads that partition;
+* the coordinator's writes become record batches appended with acks=all, so
+  an offset commit is acknowledged only once the ISR has it;
+* FindCoordinator is answered from the metadata image, and the first lookup
+  asks the controller to create ``__consumer_offsets`` (Kafka's
+  ``AutoTopicCreationManager``) with ``offsets.topic.num.partitions``
+  partitions, ``offsets.topic.replication.factor`` replicas and the topic
+  configs Kafka uses (compacted, 100 MiB segments).
+
+Mirrors ``kafka.coordinator.group.CoordinatorPartitionWriter``, the
+coordinator loader and the group branch of ``KafkaApis.getCoordinator``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from minikafka.common.errors import Errors
+from minikafka.common.topic_partition import TopicPartition
+from minikafka.controller.requests import CreatableTopic, CreatableTopicConfig, CreateTopicsRequest
+from minikafka.coordinator.find_coordinator import Endpoint, locate_group_coordinator
+from minikafka.coordinator.group_coordinator import GroupCoordinator
+from minikafka.coordinator.group_coordinator_config import GroupCoordinatorConfig
+from minikafka.record.memory_records import SimpleRecord, build_batch, decode_records
+from minikafka.storage.fetch_data_info import FetchIsolation
+
+if TYPE_CHECKING:
+    from minikafka.server.broker_server import BrokerServer
+
+OFFSETS_TOPIC = "__consumer_offsets"
+
+
+class GroupCoordinatorAdapter:
+    def __init__(self, broker: "BrokerServer"):
+        self.broker = broker
+        self.node = broker.node
+        config = GroupCoordinatorConfig.from_configs(broker.kafka_config.values, broker.timing)
+        self.config = config
+        self.coordinator = GroupCoordinator(broker.node, config, self._append)
+        self.creating_offsets_topic = False
+
+    # ------------------------------------------------------------------ leadership
+    def on_became_leader(self, partition) -> None:
+        if partition.topic_partition.topic != OFFSETS_TOPIC:
+            return
+        records = self._read_all(partition.log)
+        self.coordinator.on_elected(partition.topic_partition.partition, partition.leader_epoch,
+                                    records)
+
+    def on_resigned_leader(self, partition) -> None:
+        if partition.topic_partition.topic == OFFSETS_TOPIC:
+            self.coordinator.on_resigned(partition.topic_partition.partition)
+
+    def on_metadata(self, image) -> None:
+        if self.creating_offsets_topic and image.topics.get_topic(OFFSETS_TOPIC) is not None:
+            self.creating_offsets_topic = False
+
+    def shutdown(self) -> None:
+        self.coordinator.shutdown()
+
+    @staticmethod
+    def _read_all(log) -> list[tuple[bytes | None, bytes | None]]:
+        out: list[tuple[bytes | None, bytes | None]] = []
+        offset = log.log_start_offset
+        while offset < log.log_end_offset:
+            info = log.read(offset, 1 << 20, FetchIsolation.LOG_END, True)
+            data = bytes(info.records)
+            if not data:
+                break
+            records = decode_records(data)
+            for record in records:
+                if record.offset >= offset:
+                    out.append((record.key, record.value))
+            offset = records[-1].offset + 1 if records else log.log_end_offset
+        return out
+
+    # ------------------------------------------------------------------ writes
+    def _append(self, partition_index: int, records: list[tuple[bytes, bytes | None]],
+                callback: Callable[[Errors], None]) -> None:
+        now = self.node.now
+        batch = build_batch([SimpleRecord(value=value, key=key, timestamp=now)
+                             for key, value in records])
+        tp = TopicPartition(OFFSETS_TOPIC, partition_index)
+        self.broker.replica_manager.append_records(
+            -1, self.config.offset_commit_timeout_ms, {tp: batch},
+            lambda results: callback(results[tp].error), internal=True)
+
+    # ------------------------------------------------------------------ lookup
+    def find_group_coordinator(self, group_id: str) -> tuple[Errors, Endpoint]:
+        image = self.broker.image
+        exists = image.topics.get_topic(OFFSETS_TOPIC) is not None
+        if not exists:
+            self._create_offsets_topic()
+        return locate_group_coordinator(group_id, self.config.offsets_topic_num_partitions,
+                                        exists, self._leader_endpoint)
+
+    def _leader_endpoint(self, partition_index: int) -> Endpoint | None:
+        image = self.broker.image
+        registration = image.partition(OFFSETS_TOPIC, partition_index)
+        if registration is None or registration.leader < 0:
+            return None
+        broker = image.cluster.broker(registration.leader)
+        if broker is None or broker.fenced:
+            return None
+        listener = broker.listener(self.broker.config.broker_endpoint.listener)
+        if listener is None:
+            return None
+        return Endpoint(broker.id, listener.host, listener.port)
+
+    def _create_offsets_topic(self) -> None:
+        if self.creating_offsets_topic:
+            return
+        self.creating_offsets_topic = True
+        kafka_config = self.broker.kafka_config
+        topic = CreatableTopic(
+            OFFSETS_TOPIC, self.config.offsets_topic_num_partitions,
+            int(kafka_config.get("offsets.topic.replication.factor")),
+            configs=(CreatableTopicConfig("cleanup.policy", "compact"),
+                     CreatableTopicConfig("compression.type", "producer"),
+                     CreatableTopicConfig("segment.bytes",
+                                          str(kafka_config.get("offsets.topic.segment.bytes")))))
+
+        def done(response) -> None:
+            self.creating_offsets_topic = False
+        self.broker.forward_to_controller(CreateTopicsRequest((topic,)), done)

@@ -1,0 +1,156 @@
+"""`KafkaNode`: one Kafka process in KRaft mode, with the broker role, the controller role, or both.
+
+Theory of operation
+-------------------
+Every KRaft node runs a raft client for ``__cluster_metadata``: controllers
+as voters, brokers as observers (a combined node is a voter that also serves
+clients).  On top of it sit the roles from ``process.roles``: a
+`QuorumController` that decides by writing records, and a `BrokerServer`
+that serves clients and replicates partitions.
+
+At start-up the node checks its data directory the way Kafka does: the
+directory must have been formatted (``meta.properties``, written by
+``kafka-storage.sh format`` or, here, by `Cluster`) for this cluster id and
+this node id, or the node refuses to start with Kafka's error.
+
+Messages reaching the node are dispatched by what they are: raft RPCs to the
+raft client, controller APIs (registrations, heartbeats, AlterPartition,
+forwarded admin requests) to the controller, replica fetches and client
+requests to the broker.
+
+Mirrors ``kafka.server.KafkaRaftServer`` (and the shared ``SharedServer``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+from minikafka.common.config.kafka_config import KafkaConfig
+from minikafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
+from minikafka.controller import requests as controller_requests
+from minikafka.controller.requests import ControllerRegistrationRequest, Feature, Listener
+from minikafka.network.client_request import ClientRequest
+from minikafka.network.handlers import dispatch
+from minikafka.network.request_channel import Deferred
+from minikafka.raft.kafka_metadata_log import KafkaMetadataLog
+from minikafka.raft.kafka_raft_client import KafkaRaftClient
+from minikafka.raft.quorum_state_store import FileQuorumStateStore
+from minikafka.runtime.node import Envelope, Node
+from minikafka.server.fetch import FetchRequest
+from minikafka.server.node_config import NodeConfig
+from minikafka.storage.meta_properties import MetaProperties
+
+
+CONTROLLER_REQUESTS = controller_requests.__name__
+
+
+def parse_properties(text: str) -> dict[str, str]:
+    props = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            props[key.strip()] = value.strip()
+    return props
+
+
+class KafkaNode(Node):
+    def __init__(self, config: NodeConfig, rng: random.Random):
+        super().__init__(config.node_id, rng)
+        self.config = config
+        self.kafka_config = KafkaConfig(parse_properties(config.server_properties()))
+        data_dir = str(config.data_dir)
+        meta = MetaProperties.read(data_dir)
+        meta.verify(data_dir, config.cluster_id, config.node_id)
+        self.directory_id = meta.directory_id
+        self.metadata_log = KafkaMetadataLog.open(data_dir, lambda: self.now, self.emit)
+        store = FileQuorumStateStore.in_partition_dir(self.metadata_log._log.dir_path)
+        voters = {vid: str(endpoint) for vid, endpoint in config.voters.items()}
+        self.raft = KafkaRaftClient(self, voters, self.metadata_log, store, config.timing,
+                                    config.cluster_id, directory_id=self.directory_id)
+        self.controller: QuorumController | None = None
+        self.broker = None
+        if config.is_controller:
+            self.controller = QuorumController(self, self.raft, QuorumControllerConfig(
+                config.cluster_id, config.decision_seed,
+                static_config=dict(self.kafka_config.static_props), timing=config.timing))
+        if config.is_broker:
+            from minikafka.server.broker_server import BrokerServer
+            self.broker = BrokerServer(self)
+        self.stopped = False
+
+    # ------------------------------------------------------------------ lifecycle
+    def on_start(self) -> None:
+        self.raft.start()
+        if self.broker is not None:
+            self.broker.start()
+        if self.controller is not None:
+            self._register_controller()
+
+    def _register_controller(self) -> None:
+        """KIP-919: a controller announces its listeners once a leader is known."""
+        leader = self.raft.leader_and_epoch.leader_id
+        if leader is None or leader < 0:
+            self.schedule(("node", "register-controller"), self.now + 50, self._register_controller)
+            return
+        endpoint = self.config.controller_endpoint
+        request = ControllerRegistrationRequest(
+            self.node_id, self.controller_incarnation,
+            listeners=(Listener(endpoint.listener, endpoint.host, endpoint.port, 0),) if endpoint else (),
+            features=(Feature("metadata.version", 7, 27), Feature("kraft.version", 0, 1)))
+
+        def answered(response) -> None:
+            if getattr(response, "error_code", None) is None or response.error_code.code != 0:
+                self.schedule(("node", "register-controller"), self.now + 200,
+                              self._register_controller)
+        self.send_request(leader, request, answered,
+                          self.config.timing.ms("controller.quorum.request.timeout.ms"))
+
+    @property
+    def controller_incarnation(self):
+        if not hasattr(self, "_controller_incarnation"):
+            from minikafka.common.uuid import Uuid
+            self._controller_incarnation = Uuid.random(self.rng)
+        return self._controller_incarnation
+
+    def shutdown(self, done: Callable[[], None]) -> None:
+        """Graceful stop: controlled shutdown of the broker role, then the raft client."""
+        def after_broker() -> None:
+            self.raft.shutdown(on_complete=lambda timed_out: self._finish_stop(done))
+        if self.broker is not None:
+            self.broker.begin_controlled_shutdown(after_broker)
+        else:
+            after_broker()
+
+    def _finish_stop(self, done: Callable[[], None]) -> None:
+        self.metadata_log.close()
+        self.stopped = True
+        done()
+
+    def on_crash(self) -> None:
+        if self.broker is not None:
+            self.broker.crash()
+        self.metadata_log.crash()
+
+    # ------------------------------------------------------------------ dispatch
+    def on_request(self, envelope: Envelope) -> None:
+        if self.raft.handle_request(envelope):
+            return
+        body = envelope.body
+        if isinstance(body, ClientRequest) and self.broker is not None:
+            self._handle_client(envelope, body)
+        elif isinstance(body, FetchRequest) and self.broker is not None:
+            self.broker.replica_manager.fetch_messages(body, lambda r: self.reply(envelope, r))
+        elif self.controller is not None and type(body).__module__ == CONTROLLER_REQUESTS:
+            self.controller.handle_request(body, lambda r: self.reply(envelope, r))
+        else:
+            raise TypeError(f"node {self.node_id} ({','.join(self.config.roles)}) cannot handle "
+                            f"{type(body).__name__}")
+
+    def _handle_client(self, envelope: Envelope, client_request: ClientRequest) -> None:
+        outcome = dispatch(client_request.context, client_request.request, self.broker)
+        if isinstance(outcome, Deferred):
+            outcome.on_complete(lambda result: self.reply(envelope, result))
+        else:
+            self.reply(envelope, outcome)

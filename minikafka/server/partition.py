@@ -1,0 +1,336 @@
+"""`Partition`: one replica of a topic-partition on this broker, as leader or follower.
+
+Theory of operation
+-------------------
+The leader of a partition owns three decisions:
+
+* **who is in sync.**  A follower is *caught up* when a fetch asked for the
+  leader's log end offset (LEO), and it stays in the ISR as long as it was
+  caught up within ``replica.lag.time.max.ms``.  Joining needs the follower's
+  LEO to reach the high watermark and the start of the leader's epoch, and
+  its broker to be registered, unfenced and not shutting down.  The leader
+  never edits the ISR itself: it asks the controller with AlterPartition and
+  keeps the change *pending* until the answer (or the metadata) confirms it.
+  While an expansion is pending, the new member already counts for the high
+  watermark (Kafka's "maximal ISR"), so the HW never runs ahead of a replica
+  the controller might accept.
+* **what is committed.**  The high watermark is the smallest LEO among the
+  leader and the maximal ISR.  It only moves forward; consumers read below it,
+  and an acks=all produce completes when it passes the batch.
+* **whether a write is safe.**  With acks=all, an append is refused up front
+  (NOT_ENOUGH_REPLICAS) when the ISR is smaller than ``min.insync.replicas``;
+  if the ISR shrinks after the append, the producer gets
+  NOT_ENOUGH_REPLICAS_AFTER_APPEND although the data is in the log.
+
+A follower only appends what its fetcher brings and copies the leader's HW.
+
+Mirrors ``kafka.cluster.Partition`` and ``kafka.cluster.Replica``.
+Simplified: one log directory, no future replicas (AlterReplicaLogDirs moves
+are instantaneous), no ELR, the ISR is checked on a timer like Kafka's
+``isr-expiration`` task.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from minikafka.common.errors import (Errors, NotEnoughReplicasException,
+                                     NotLeaderOrFollowerException)
+from minikafka.common.topic_partition import TopicPartition
+from minikafka.common.uuid import Uuid
+from minikafka.server.fetch import FetchPartitionData, FetchPartitionRequest
+from minikafka.storage.fetch_data_info import FetchIsolation
+from minikafka.storage.log_append_info import LogAppendInfo
+
+if TYPE_CHECKING:
+    from minikafka.metadata.partition_registration import PartitionRegistration
+    from minikafka.server.replica_manager import ReplicaManager
+    from minikafka.storage.unified_log import UnifiedLog
+
+UNKNOWN_OFFSET = -1
+
+
+def scala_set(ids) -> str:
+    """How Kafka's Scala code prints a set of broker ids in messages: ``Set(1, 2)``."""
+    return "Set(" + ", ".join(str(i) for i in ids) + ")"
+
+
+@dataclass
+class ReplicaState:
+    """What the leader knows about one follower (Kafka's ``Replica``)."""
+
+    log_end_offset: int = UNKNOWN_OFFSET          # the follower's LEO, from its last fetch
+    log_start_offset: int = UNKNOWN_OFFSET        # the follower's log start offset
+    last_fetch_leader_log_end_offset: int = UNKNOWN_OFFSET  # our LEO at its previous fetch
+    last_fetch_time_ms: int = 0                   # when it last fetched
+    last_caught_up_time_ms: int = 0               # last time it had everything we had
+    broker_epoch: int = -1                        # the follower's broker epoch at its last fetch
+
+    def is_caught_up(self, leader_end_offset: int, now: int, max_lag_ms: int) -> bool:
+        return (leader_end_offset == self.log_end_offset
+                or now - self.last_caught_up_time_ms <= max_lag_ms)
+
+
+@dataclass(frozen=True)
+class PendingIsrChange:
+    """An AlterPartition in flight: the ISR we asked for and what it adds/removes."""
+
+    proposed_isr: tuple[int, ...]
+    adding: frozenset[int]
+    removing: frozenset[int]
+
+
+class Partition:
+    def __init__(self, tp: TopicPartition, manager: "ReplicaManager"):
+        self.topic_partition = tp
+        self.manager = manager                      # our ReplicaManager (node, logs, controller link)
+        self.broker_id = manager.broker_id
+        self.topic_id: Uuid = Uuid.ZERO
+        self.log: "UnifiedLog | None" = None
+        self.leader_id = -1                         # current leader (-1: none known)
+        self.leader_epoch = -1                      # epoch of the current leader
+        self.partition_epoch = -1                   # metadata version of this partition's state
+        self.replicas: tuple[int, ...] = ()         # assignment, preferred leader first
+        self.adding_replicas: tuple[int, ...] = ()
+        self.removing_replicas: tuple[int, ...] = ()
+        self.isr: tuple[int, ...] = ()              # committed ISR (what the controller has)
+        self.pending: PendingIsrChange | None = None  # our AlterPartition waiting for an answer
+        self.remote: dict[int, ReplicaState] = {}   # followers' states (meaningful on the leader)
+        self.leader_epoch_start_offset = UNKNOWN_OFFSET  # our LEO when we became leader
+
+    # ------------------------------------------------------------------ state
+    @property
+    def is_leader(self) -> bool:
+        return self.leader_id == self.broker_id
+
+    @property
+    def maximal_isr(self) -> tuple[int, ...]:
+        if self.pending is None:
+            return self.isr
+        return self.isr + tuple(sorted(self.pending.adding - set(self.isr)))
+
+    @property
+    def high_watermark(self) -> int:
+        return self.log.high_watermark if self.log else UNKNOWN_OFFSET
+
+    @property
+    def log_end_offset(self) -> int:
+        return self.log.log_end_offset if self.log else UNKNOWN_OFFSET
+
+    def min_isr(self) -> int:
+        configured = self.log.config.min_insync_replicas if self.log else 1
+        return min(configured, len(self.replicas) or 1)   # Kafka's effectiveMinIsr
+
+    def is_under_min_isr(self) -> bool:
+        return self.is_leader and len(self.isr) < self.min_isr()
+
+    # ------------------------------------------------------------------ transitions
+    def make_leader(self, registration: "PartitionRegistration", topic_id: Uuid, now: int) -> bool:
+        """Become (or stay) leader; returns True if this is a new leader epoch for us."""
+        if registration.partition_epoch < self.partition_epoch:
+            return False                             # we already know newer state (from AlterPartition)
+        is_new_epoch = registration.leader_epoch > self.leader_epoch or not self.is_leader
+        self._update_assignment(registration, topic_id)
+        self.leader_id = self.broker_id
+        log = self.manager.get_or_create_log(self, now)
+        if is_new_epoch:
+            self.leader_epoch = registration.leader_epoch
+            self.leader_epoch_start_offset = log.log_end_offset
+            log.maybe_assign_epoch_start_offset(self.leader_epoch, log.log_end_offset)
+            self.remote = {r: ReplicaState(last_caught_up_time_ms=now if r in self.isr else 0)
+                           for r in self.replicas if r != self.broker_id}
+        else:
+            for replica in self.replicas:
+                if replica != self.broker_id:
+                    self.remote.setdefault(replica, ReplicaState())
+            for gone in set(self.remote) - set(self.replicas):
+                del self.remote[gone]
+        self.maybe_increment_leader_hw(now)
+        return is_new_epoch
+
+    def make_follower(self, registration: "PartitionRegistration", topic_id: Uuid, now: int) -> bool:
+        """Follow ``registration.leader``; returns True if the fetcher must (re)start."""
+        if registration.partition_epoch < self.partition_epoch:
+            return False
+        changed = (registration.leader != self.leader_id
+                   or registration.leader_epoch != self.leader_epoch)
+        self._update_assignment(registration, topic_id)
+        self.leader_id = registration.leader
+        self.leader_epoch = registration.leader_epoch
+        self.leader_epoch_start_offset = UNKNOWN_OFFSET
+        self.remote = {}
+        self.manager.get_or_create_log(self, now)
+        return changed
+
+    def _update_assignment(self, registration: "PartitionRegistration", topic_id: Uuid) -> None:
+        self.topic_id = topic_id
+        self.replicas = tuple(registration.replicas)
+        self.adding_replicas = tuple(registration.adding_replicas)
+        self.removing_replicas = tuple(registration.removing_replicas)
+        self.isr = tuple(registration.isr)
+        self.partition_epoch = registration.partition_epoch
+        self.pending = None                          # the metadata supersedes any change in flight
+
+    # ------------------------------------------------------------------ produce
+    def append_records_to_leader(self, records, required_acks: int, now: int) -> LogAppendInfo:
+        if not self.is_leader or self.log is None:
+            raise NotLeaderOrFollowerException(
+                f"Leader not local for partition {self.topic_partition} on broker {self.broker_id}")
+        min_isr = self.min_isr()
+        if required_acks == -1 and len(self.isr) < min_isr:
+            raise NotEnoughReplicasException(
+                f"The size of the current ISR {scala_set(self.isr)} is insufficient to satisfy "
+                f"the min.isr requirement of {min_isr} for partition {self.topic_partition}")
+        info = self.log.append_as_leader(records, self.leader_epoch, now)
+        self.maybe_increment_leader_hw(now)
+        return info
+
+    def check_enough_replicas_reach_offset(self, required_offset: int) -> tuple[bool, Errors]:
+        """For a parked acks=all produce: (done?, error) once the HW passed ``required_offset``."""
+        if not self.is_leader or self.log is None:
+            return True, Errors.NOT_LEADER_OR_FOLLOWER
+        if self.log.high_watermark >= required_offset:
+            if len(self.isr) >= self.min_isr():
+                return True, Errors.NONE
+            return True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+        return False, Errors.NONE
+
+    # ------------------------------------------------------------------ fetch (leader side)
+    def check_leader_epoch(self, current_leader_epoch: int) -> Errors:
+        if current_leader_epoch < 0:
+            return Errors.NONE
+        if self.leader_epoch > current_leader_epoch:
+            return Errors.FENCED_LEADER_EPOCH
+        if self.leader_epoch < current_leader_epoch:
+            return Errors.UNKNOWN_LEADER_EPOCH
+        return Errors.NONE
+
+    def fetch_records(self, request: FetchPartitionRequest, replica_id: int, replica_epoch: int,
+                      isolation: FetchIsolation, max_bytes: int, min_one_message: bool,
+                      now: int) -> FetchPartitionData:
+        """Serve one partition of a Fetch on the leader (followers: also track their progress)."""
+        error = self.check_leader_epoch(request.current_leader_epoch)
+        if error is Errors.NONE and (not self.is_leader or self.log is None):
+            error = Errors.NOT_LEADER_OR_FOLLOWER
+        if error is not Errors.NONE:
+            return self._error_data(request, error)
+        log = self.log
+        diverging = self._diverging_epoch(request)
+        if diverging is not None:
+            return FetchPartitionData(request.topic, request.partition, Errors.NONE,
+                                      log.high_watermark, log.high_watermark,
+                                      log.log_start_offset, b"", diverging_epoch=diverging)
+        if replica_id >= 0:
+            if replica_id not in self.remote:
+                return self._error_data(request, Errors.NOT_LEADER_OR_FOLLOWER)
+            self.update_follower_fetch_state(replica_id, request.fetch_offset,
+                                             request.log_start_offset, replica_epoch, now)
+        info = log.read(request.fetch_offset, max_bytes, isolation, min_one_message)
+        return FetchPartitionData(request.topic, request.partition, Errors.NONE,
+                                  log.high_watermark, log.high_watermark, log.log_start_offset,
+                                  bytes(info.records))
+
+    def _diverging_epoch(self, request: FetchPartitionRequest) -> tuple[int, int] | None:
+        """(epoch, end offset) when the fetcher's last epoch ended earlier here (KIP-595 style)."""
+        if request.last_fetched_epoch < 0:
+            return None
+        epoch, end_offset = self.log.end_offset_for_epoch(request.last_fetched_epoch)
+        if epoch < request.last_fetched_epoch or end_offset < request.fetch_offset:
+            return epoch, end_offset
+        return None
+
+    def _error_data(self, request: FetchPartitionRequest, error: Errors) -> FetchPartitionData:
+        leader = (self.leader_id, self.leader_epoch) if self.leader_id >= 0 else None
+        return FetchPartitionData(request.topic, request.partition, error,
+                                  current_leader=leader)
+
+    # ------------------------------------------------------------------ ISR management
+    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, log_start_offset: int,
+                                    broker_epoch: int, now: int) -> None:
+        state = self.remote[replica_id]
+        leader_end = self.log.log_end_offset
+        if fetch_offset >= leader_end:
+            state.last_caught_up_time_ms = max(state.last_caught_up_time_ms, now)
+        elif fetch_offset >= state.last_fetch_leader_log_end_offset >= 0:
+            state.last_caught_up_time_ms = max(state.last_caught_up_time_ms,
+                                               state.last_fetch_time_ms)
+        state.log_end_offset = fetch_offset
+        state.log_start_offset = log_start_offset
+        state.last_fetch_leader_log_end_offset = leader_end
+        state.last_fetch_time_ms = now
+        state.broker_epoch = broker_epoch
+        self.maybe_expand_isr(replica_id, now)
+        self.maybe_increment_leader_hw(now)
+
+    def maybe_expand_isr(self, replica_id: int, now: int) -> None:
+        if self.pending is not None or replica_id in self.isr or replica_id not in self.replicas:
+            return
+        state = self.remote[replica_id]
+        if state.log_end_offset < self.log.high_watermark:
+            return
+        if state.log_end_offset < self.leader_epoch_start_offset:
+            return
+        if not self.manager.is_replica_isr_eligible(replica_id, state.broker_epoch):
+            return
+        self._submit_isr_change(self.isr + (replica_id,), adding={replica_id}, removing=set())
+
+    def out_of_sync_replicas(self, now: int, max_lag_ms: int) -> list[int]:
+        leader_end = self.log.log_end_offset
+        return [r for r in self.isr if r != self.broker_id and r in self.remote
+                and not self.remote[r].is_caught_up(leader_end, now, max_lag_ms)]
+
+    def maybe_shrink_isr(self, now: int, max_lag_ms: int) -> None:
+        if not self.is_leader or self.log is None or self.pending is not None:
+            return
+        lagging = self.out_of_sync_replicas(now, max_lag_ms)
+        if lagging:
+            new_isr = tuple(r for r in self.isr if r not in lagging)
+            self._submit_isr_change(new_isr, adding=set(), removing=set(lagging))
+
+    def _submit_isr_change(self, new_isr: tuple[int, ...], adding: set[int],
+                           removing: set[int]) -> None:
+        self.pending = PendingIsrChange(new_isr, frozenset(adding), frozenset(removing))
+        epoch_at_submit = (self.leader_epoch, self.partition_epoch)
+        self.manager.alter_partition(self, new_isr,
+                                     lambda result: self._on_alter_partition(epoch_at_submit, result))
+
+    def _on_alter_partition(self, epoch_at_submit: tuple[int, int], result) -> None:
+        """``result`` is (error, leader_id, leader_epoch, isr, partition_epoch) or None on timeout."""
+        if (self.leader_epoch, self.partition_epoch) != epoch_at_submit:
+            return                                   # the metadata already moved on
+        self.pending = None
+        if result is None:
+            return
+        error, leader_id, leader_epoch, isr, partition_epoch = result
+        if error is not Errors.NONE:
+            return                                   # retried by the next fetch or ISR check
+        if partition_epoch > self.partition_epoch:
+            self.isr = tuple(isr)
+            self.partition_epoch = partition_epoch
+        self.maybe_increment_leader_hw(self.manager.now)
+
+    # ------------------------------------------------------------------ high watermark
+    def maybe_increment_leader_hw(self, now: int) -> bool:
+        if not self.is_leader or self.log is None:
+            return False
+        new_hw = self.log.log_end_offset
+        for replica in self.maximal_isr:
+            if replica == self.broker_id:
+                continue
+            state = self.remote.get(replica)
+            offset = state.log_end_offset if state else UNKNOWN_OFFSET
+            new_hw = min(new_hw, max(offset, 0) if offset != UNKNOWN_OFFSET else 0)
+        if new_hw > self.log.high_watermark:
+            self.log.maybe_increment_high_watermark(new_hw)
+            self.manager.on_high_watermark_advanced(self)
+            return True
+        return False
+
+    def describe(self) -> str:
+        role = "leader" if self.is_leader else f"follower of {self.leader_id}"
+        return (f"{self.topic_partition} ({role}, epoch {self.leader_epoch}, ISR {list(self.isr)}, "
+                f"LEO {self.log_end_offset}, HW {self.high_watermark})")
+
+
+Callback = Callable[[object], None]

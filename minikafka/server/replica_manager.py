@@ -1,0 +1,274 @@
+"""`ReplicaManager`: every partition replica a broker hosts, and the produce/fetch paths through them.
+
+Theory of operation
+-------------------
+The broker's metadata publisher hands every committed metadata delta to
+``apply_delta``.  Kafka's ``TopicsDelta.localChanges`` tells which replicas
+this broker must delete, lead or follow; the manager creates logs (a new
+``<topic>-<partition>/`` directory appears), makes partitions leaders or
+followers, and points the `ReplicaFetcherManager` at each follower's leader.
+
+Produce: each partition's batch goes through ``Partition.append_records_to
+_leader``; acks=0/1 answer at once, acks=all parks a `DelayedProduce` until
+the high watermark passes every appended batch.  Fetch: followers read up to
+the log end offset, consumers up to the high watermark; if less than
+``min_bytes`` is available the request waits in a `DelayedFetch` for up to
+``max_wait_ms``.  Changes wake parked requests: an append checks waiting
+fetches, a high-watermark move checks waiting produces and consumer fetches.
+
+The ISR is checked every ``replica.lag.time.max.ms / 2`` (Kafka's
+``isr-expiration`` task); ISR changes go to the active controller as
+AlterPartition requests (`AlterPartitionManager`).
+
+Mirrors ``kafka.server.ReplicaManager``.  Simplified: one log directory;
+DeleteRecords completes when the leader has moved its log start offset (no
+wait for the followers' low watermark); no quotas except the replication
+throttle in the fetcher.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from minikafka.common.errors import Errors, KafkaException
+from minikafka.common.topic_partition import TopicPartition
+from minikafka.server.delayed_operations import (DelayedFetch, DelayedOperationPurgatory,
+                                                 DelayedProduce)
+from minikafka.server.fetch import (FetchPartitionData, FetchPartitionRequest, FetchRequest,
+                                    FetchResponse)
+from minikafka.server.partition import Partition
+from minikafka.storage.fetch_data_info import FetchIsolation
+
+if TYPE_CHECKING:
+    from minikafka.server.broker_server import BrokerServer
+
+INTERNAL_TOPICS = {"__consumer_offsets", "__transaction_state", "__share_group_state"}
+
+
+@dataclass
+class PartitionProduceResult:
+    error: Errors = Errors.NONE
+    base_offset: int = -1
+    log_append_time: int = -1
+    log_start_offset: int = -1
+    error_message: str | None = None
+
+
+class ReplicaManager:
+    def __init__(self, broker: "BrokerServer"):
+        self.broker = broker                          # the BrokerServer (node, logs, metadata, lifecycle)
+        self.node = broker.node
+        self.broker_id = broker.broker_id
+        self.log_manager = broker.log_manager
+        self.partitions: dict[TopicPartition, Partition] = {}
+        self.produce_purgatory = DelayedOperationPurgatory("Produce", self.node)
+        self.fetch_purgatory = DelayedOperationPurgatory("Fetch", self.node)
+        self.max_lag_ms = broker.timing.ms("replica.lag.time.max.ms")
+        self.fetcher_manager = None                   # set by BrokerServer (needs this object)
+
+    @property
+    def now(self) -> int:
+        return self.node.now
+
+    def start(self) -> None:
+        self._schedule_isr_expiration()
+
+    # ------------------------------------------------------------------ metadata
+    def apply_delta(self, changes, image) -> None:
+        """Apply ``TopicsDelta.local_changes(broker_id)``: delete, lead, follow."""
+        now = self.now
+        for tp in changes.deletes:
+            self._stop_replica(tp, delete=True)
+        for tp, info in changes.leaders.items():
+            partition = self._get_or_create_partition(tp)
+            self.fetcher_manager.remove(tp)
+            partition.make_leader(info.partition, info.topic_id, now)
+            self.broker.on_became_leader(partition)
+            self._wake(tp)
+        for tp, info in changes.followers.items():
+            partition = self._get_or_create_partition(tp)
+            was_leader = partition.is_leader
+            restart = partition.make_follower(info.partition, info.topic_id, now)
+            if was_leader:
+                self.broker.on_resigned_leader(partition)
+            if partition.leader_id < 0:
+                self.fetcher_manager.remove(tp)
+            elif restart or not self.fetcher_manager.is_fetching(tp):
+                self.fetcher_manager.add(partition)
+            self._wake(tp)
+
+    def _get_or_create_partition(self, tp: TopicPartition) -> Partition:
+        partition = self.partitions.get(tp)
+        if partition is None:
+            partition = self.partitions[tp] = Partition(tp, self)
+        return partition
+
+    def _stop_replica(self, tp: TopicPartition, delete: bool) -> None:
+        self.fetcher_manager.remove(tp)
+        partition = self.partitions.pop(tp, None)
+        if partition is not None and partition.is_leader:
+            self.broker.on_resigned_leader(partition)
+        if partition is not None:
+            partition.leader_id = -1
+        if delete:
+            self.log_manager.async_delete(tp, self.now)
+        self._wake(tp)
+
+    def get_or_create_log(self, partition: Partition, now: int):
+        if partition.log is None:
+            tp = partition.topic_partition
+            self.log_manager.topic_configs.setdefault(tp.topic, self.broker.log_config_for(tp.topic))
+            partition.log = self.log_manager.get_or_create_log(tp, now, topic_id=partition.topic_id)
+        return partition.log
+
+    def shutdown(self) -> None:
+        self.fetcher_manager.remove_all()
+
+    # ------------------------------------------------------------------ produce
+    def append_records(self, required_acks: int, timeout_ms: int, entries: dict[TopicPartition, bytes],
+                       respond: Callable[[dict[TopicPartition, PartitionProduceResult]], None],
+                       internal: bool = False) -> None:
+        results = {tp: PartitionProduceResult() for tp in entries}
+        if required_acks not in (-1, 0, 1):
+            for result in results.values():
+                result.error = Errors.INVALID_REQUIRED_ACKS
+            respond(results)
+            return
+        required_offsets: dict[TopicPartition, int] = {}
+        for tp, records in entries.items():
+            info = self._append_one(tp, records, required_acks, results[tp], internal)
+            if info is not None and required_acks == -1:
+                required_offsets[tp] = info.last_offset + 1
+        if not required_offsets:
+            respond(results)
+            return
+        operation = DelayedProduce(required_offsets, results, self._check_produce, respond)
+        self.produce_purgatory.try_complete_else_watch(operation, timeout_ms)
+
+    def _append_one(self, tp: TopicPartition, records: bytes, required_acks: int,
+                    result: PartitionProduceResult, internal: bool):
+        if tp.topic in INTERNAL_TOPICS and not internal:
+            result.error = Errors.INVALID_TOPIC_EXCEPTION
+            result.error_message = f"Cannot append to internal topic {tp.topic}"
+            return None
+        partition = self.partitions.get(tp)
+        if partition is None:
+            result.error = (Errors.NOT_LEADER_OR_FOLLOWER if self.broker.partition_exists(tp)
+                            else Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            return None
+        try:
+            info = partition.append_records_to_leader(records, required_acks, self.now)
+        except KafkaException as exc:
+            result.error, result.error_message = exc.error, exc.message
+            return None
+        result.base_offset = info.first_offset
+        result.log_append_time = info.log_append_time
+        result.log_start_offset = info.log_start_offset
+        self.fetch_purgatory.check_and_complete(tp)
+        return info
+
+    def _check_produce(self, tp: TopicPartition, required_offset: int):
+        partition = self.partitions.get(tp)
+        if partition is None:
+            return True, Errors.NOT_LEADER_OR_FOLLOWER
+        return partition.check_enough_replicas_reach_offset(required_offset)
+
+    def on_high_watermark_advanced(self, partition: Partition) -> None:
+        self._wake(partition.topic_partition)
+
+    def _wake(self, tp: TopicPartition) -> None:
+        self.produce_purgatory.check_and_complete(tp)
+        self.fetch_purgatory.check_and_complete(tp)
+
+    # ------------------------------------------------------------------ fetch
+    def fetch_messages(self, request: FetchRequest, respond: Callable[[FetchResponse], None]) -> None:
+        results = self._read(request)
+        readable = sum(len(r.records) for r in results)
+        urgent = any(r.error is not Errors.NONE or r.diverging_epoch for r in results)
+        if (request.max_wait_ms <= 0 or not request.partitions or readable >= request.min_bytes
+                or urgent):
+            respond(FetchResponse(tuple(results)))
+            return
+        start = {(p.topic, p.partition): p.fetch_offset for p in request.partitions}
+
+        def has_enough_data() -> bool:
+            return any(self._readable_end(request, tp) > offset or self._leadership_lost(tp)
+                       for (tp, offset) in ((TopicPartition(*key), off) for key, off in start.items()))
+
+        operation = DelayedFetch([TopicPartition(p.topic, p.partition) for p in request.partitions],
+                                 has_enough_data,
+                                 lambda: respond(FetchResponse(tuple(self._read(request)))))
+        self.fetch_purgatory.try_complete_else_watch(operation, request.max_wait_ms)
+
+    def _readable_end(self, request: FetchRequest, tp: TopicPartition) -> int:
+        partition = self.partitions.get(tp)
+        if partition is None or partition.log is None:
+            return -1
+        return partition.log.log_end_offset if request.is_from_follower else partition.log.high_watermark
+
+    def _leadership_lost(self, tp: TopicPartition) -> bool:
+        partition = self.partitions.get(tp)
+        return partition is None or not partition.is_leader
+
+    def _read(self, request: FetchRequest) -> list[FetchPartitionData]:
+        isolation = FetchIsolation.LOG_END if request.is_from_follower else FetchIsolation.HIGH_WATERMARK
+        remaining = request.max_bytes
+        read_any = False
+        results = []
+        for part in request.partitions:
+            data = self._read_partition(request, part, isolation,
+                                        min(part.partition_max_bytes, max(remaining, 0)), not read_any)
+            remaining -= len(data.records)
+            read_any = read_any or bool(data.records)
+            results.append(data)
+        return results
+
+    def _read_partition(self, request: FetchRequest, part: FetchPartitionRequest,
+                        isolation: FetchIsolation, max_bytes: int,
+                        min_one_message: bool) -> FetchPartitionData:
+        tp = TopicPartition(part.topic, part.partition)
+        partition = self.partitions.get(tp)
+        if partition is None:
+            error = (Errors.NOT_LEADER_OR_FOLLOWER if self.broker.partition_exists(tp)
+                     else Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            return FetchPartitionData(part.topic, part.partition, error)
+        try:
+            return partition.fetch_records(part, request.replica_id, request.replica_epoch,
+                                           isolation, max_bytes, min_one_message, self.now)
+        except KafkaException as exc:
+            log = partition.log
+            return FetchPartitionData(part.topic, part.partition, exc.error,
+                                      log.high_watermark if log else -1,
+                                      log.high_watermark if log else -1,
+                                      log.log_start_offset if log else -1,
+                                      error_message=exc.message)
+
+    # ------------------------------------------------------------------ ISR
+    def _schedule_isr_expiration(self) -> None:
+        self.node.schedule(("replica-manager", "isr-expiration"),
+                           self.now + max(1, self.max_lag_ms // 2), self._isr_expiration)
+
+    def _isr_expiration(self) -> None:
+        for partition in list(self.partitions.values()):
+            partition.maybe_shrink_isr(self.now, self.max_lag_ms)
+        self._schedule_isr_expiration()
+
+    def is_replica_isr_eligible(self, broker_id: int, broker_epoch: int) -> bool:
+        return self.broker.is_broker_isr_eligible(broker_id, broker_epoch)
+
+    def alter_partition(self, partition: Partition, new_isr: tuple[int, ...],
+                        callback: Callable[[object], None]) -> None:
+        self.broker.alter_partition_manager.submit(partition, new_isr, callback)
+
+    # ------------------------------------------------------------------ offsets
+    def leader_partition(self, tp: TopicPartition, current_leader_epoch: int = -1
+                         ) -> tuple[Partition | None, Errors]:
+        partition = self.partitions.get(tp)
+        if partition is None:
+            return None, (Errors.NOT_LEADER_OR_FOLLOWER if self.broker.partition_exists(tp)
+                          else Errors.UNKNOWN_TOPIC_OR_PARTITION)
+        error = partition.check_leader_epoch(current_leader_epoch)
+        if error is Errors.NONE and (not partition.is_leader or partition.log is None):
+            error = Errors.NOT_LEADER_OR_FOLLOWER
+        return (partition if error is Errors.NONE else None), error

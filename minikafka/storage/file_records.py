@@ -1,0 +1,200 @@
+"""FileRecords: a segment's ``.log`` file, a plain sequence of record batches.
+
+Theory of operation
+-------------------
+The ``.log`` file is nothing but record batches laid end to end, exactly as
+they travelled in Produce and Fetch requests; it has no header of its own.
+Appends write at the end; truncation cuts the file; reads copy byte ranges.
+
+Walking the file (`batches_from`) reads it in large chunks and carves batches
+out of them, and -- like Kafka's ``FileLogInputStream`` -- stops quietly at a
+tail too short to hold the batch its length field announces: after a crash
+that is simply data that was never completely written.  A length field too
+small for any batch is corruption and raises ``CorruptRecordException``.
+
+The active segment keeps its file descriptor open (appends are the hot
+path); other segments open the file only for the duration of a read, so a
+broker with hundreds of partitions holds about one descriptor per partition.
+Nothing here calls fsync: the sandbox's crash model drops the process, and
+bytes written with ``write()`` survive that.
+
+Mirrors ``org.apache.kafka.common.record.FileRecords`` and
+``FileLogInputStream``.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass
+from typing import Iterator
+
+from minikafka.common.errors import CorruptRecordException, KafkaException
+from minikafka.record import record_batch as rb
+from minikafka.record.memory_records import batch_records
+from minikafka.record.record_batch import RecordBatch
+
+_CHUNK = 1 << 20
+_INT32 = struct.Struct(">i")
+
+
+@dataclass(frozen=True, slots=True)
+class LogOffsetPosition:
+    """The batch that holds an offset: its last offset, file position and size."""
+
+    offset: int
+    position: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimestampAndOffset:
+    """A ListOffsets answer: a timestamp, an offset and the leader epoch of its batch (None if unknown)."""
+
+    timestamp: int
+    offset: int
+    leader_epoch: int | None = None
+
+
+def maybe_leader_epoch(epoch: int) -> int | None:
+    return None if epoch == rb.NO_PARTITION_LEADER_EPOCH else epoch
+
+
+class FileRecords:
+    """The bytes of one ``.log`` file."""
+
+    def __init__(self, path: str):
+        self.path = path                          # current file name (changes on rename)
+        if not os.path.exists(path):
+            open(path, "ab").close()
+        self._size = os.path.getsize(path)        # bytes of batches in the file
+        self._fd: int | None = None               # open only while the segment takes appends
+
+    # ------------------------------------------------------------------ file handle
+    def _open_fd(self) -> int:
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_RDWR)
+        return self._fd
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    @property
+    def size_in_bytes(self) -> int:
+        return self._size
+
+    def append(self, data) -> int:
+        """Write ``data`` at the end of the file; returns the number of bytes written."""
+        fd = self._open_fd()
+        written = os.pwrite(fd, data, self._size)
+        self._size += written
+        return written
+
+    def read(self, position: int, size: int) -> bytes:
+        """Up to ``size`` bytes from ``position`` (fewer at the end of the file)."""
+        size = max(0, min(size, self._size - position))
+        if size == 0:
+            return b""
+        if self._fd is not None:
+            return os.pread(self._fd, size, position)
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            return os.pread(fd, size, position)
+        finally:
+            os.close(fd)
+
+    def truncate_to(self, target_size: int) -> int:
+        """Cut the file to ``target_size`` bytes; returns how many bytes were removed."""
+        if target_size > self._size or target_size < 0:
+            raise KafkaException(f"Attempt to truncate log segment {self.path} to {target_size} bytes failed, "
+                                 f" size of this log segment is {self._size} bytes.")
+        if target_size < os.path.getsize(self.path):
+            os.truncate(self.path, target_size)
+        removed = self._size - target_size
+        self._size = target_size
+        return removed
+
+    def rename_to(self, new_path: str) -> None:
+        self.close()
+        if os.path.exists(self.path):
+            os.replace(self.path, new_path)
+        self.path = new_path
+
+    def delete_if_exists(self) -> bool:
+        self.close()
+        try:
+            os.remove(self.path)
+            return True
+        except FileNotFoundError:
+            return False
+
+    def last_modified(self) -> int:
+        """The file's modification time in ms (the sandbox sets it from the node's clock on appends)."""
+        return os.stat(self.path).st_mtime_ns // 1_000_000
+
+    def set_last_modified(self, ms: int) -> None:
+        os.utime(self.path, ns=(ms * 1_000_000, ms * 1_000_000))
+
+    # ------------------------------------------------------------------ walking batches
+    def batches_from(self, start: int = 0, end: int | None = None) -> Iterator[tuple[RecordBatch, memoryview]]:
+        """Every complete batch in ``[start, end)`` with its bytes; stops at an incomplete tail."""
+        end = self._size if end is None else min(end, self._size)
+        position = start
+        chunk, chunk_start = b"", start
+        while position < end - rb.HEADER_SIZE_UP_TO_MAGIC:
+            if position + rb.HEADER_SIZE_UP_TO_MAGIC > chunk_start + len(chunk):
+                chunk, chunk_start = self.read(position, _CHUNK), position
+            size = _INT32.unpack_from(chunk, position - chunk_start + rb.LENGTH_OFFSET)[0]
+            if size < rb.LEGACY_RECORD_OVERHEAD_V0:
+                raise CorruptRecordException(f"Found record size {size} smaller than minimum record overhead "
+                                             f"({rb.LEGACY_RECORD_OVERHEAD_V0}) in file {self.path}.")
+            if position > end - rb.LOG_OVERHEAD - size:
+                return
+            total = size + rb.LOG_OVERHEAD
+            if position + total > chunk_start + len(chunk):
+                chunk, chunk_start = self.read(position, max(_CHUNK, total)), position
+            local = position - chunk_start
+            view = memoryview(chunk)[local:local + total]
+            yield self._header(view, position, total), view
+            position += total
+
+    @staticmethod
+    def _header(view: memoryview, position: int, total: int) -> RecordBatch:
+        magic = view[rb.MAGIC_OFFSET]
+        if magic > rb.CURRENT_MAGIC_VALUE:
+            raise CorruptRecordException(f"Invalid magic found in record: {magic - 256 if magic > 127 else magic}")
+        if magic < rb.MAGIC_VALUE_V2:
+            return RecordBatch.legacy(view, 0, position)
+        if total < rb.RECORD_BATCH_OVERHEAD:
+            raise CorruptRecordException(f"Record batch is corrupt (the size {total} is smaller than the minimum "
+                                         f"allowed overhead {rb.RECORD_BATCH_OVERHEAD})")
+        return RecordBatch.parse(view, 0, position)
+
+    def search_for_offset_with_size(self, target_offset: int, starting_position: int) -> LogOffsetPosition | None:
+        """The first batch at or after ``starting_position`` whose last offset is >= target."""
+        for batch, _ in self.batches_from(starting_position):
+            if batch.last_offset >= target_offset:
+                return LogOffsetPosition(batch.last_offset, batch.position, batch.size_in_bytes)
+        return None
+
+    def search_for_timestamp(self, target_timestamp: int, starting_position: int,
+                             starting_offset: int) -> TimestampAndOffset | None:
+        """The first record with timestamp >= target and offset >= starting_offset."""
+        for batch, view in self.batches_from(starting_position):
+            if batch.max_timestamp >= target_timestamp:
+                for record in batch_records(view, batch, start=0):
+                    if record.timestamp >= target_timestamp and record.offset >= starting_offset:
+                        return TimestampAndOffset(record.timestamp, record.offset,
+                                                  maybe_leader_epoch(batch.partition_leader_epoch))
+        return None
+
+    def largest_timestamp_after(self, starting_position: int) -> TimestampAndOffset:
+        """The largest batch maxTimestamp from ``starting_position`` on, with that batch's last offset."""
+        best = TimestampAndOffset(rb.NO_TIMESTAMP, -1, None)
+        for batch, _ in self.batches_from(starting_position):
+            if batch.max_timestamp > best.timestamp:
+                best = TimestampAndOffset(batch.max_timestamp, batch.last_offset,
+                                          maybe_leader_epoch(batch.partition_leader_epoch))
+        return best

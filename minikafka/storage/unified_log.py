@@ -1,0 +1,429 @@
+"""UnifiedLog: one partition replica's log -- offsets, reads, truncation, epochs.
+
+Theory of operation
+-------------------
+Three offsets describe a log.  The *log start offset* is the first offset a
+client may read (retention and DeleteRecords move it up).  The *log end
+offset* (LEO) is the offset the next record will get.  The *high watermark*
+(HW) is the first offset not yet known to be on every in-sync replica;
+consumers read only below it.  ``log start <= HW <= LEO`` always holds.  The HW
+lives here but is moved by replication: the leader raises it as followers
+catch up (`maybe_increment_high_watermark`, never backwards), a follower
+copies the leader's (`maybe_update_high_watermark`), and truncation below it
+pulls it down.
+
+Appends are in `LogAppends` (log_append.py), retention in `LogRetention`
+(log_retention.py); this module holds the rest:
+
+* **reads** of whole batches from a start offset, bounded by the LEO
+  (followers), the HW (consumers) -- ``OffsetOutOfRangeException`` outside
+  ``[log start, LEO]``;
+* **truncation**: `truncate_to` removes a divergent tail (a follower that
+  found, via the leader epoch cache, where it parted from the new leader);
+  `truncate_fully_and_start_at` empties the log;
+* **leader epochs**: ``end_offset_for_epoch`` answers OffsetForLeaderEpoch;
+* **ListOffsets**: `fetch_offset_by_timestamp` with Kafka's special
+  timestamps (-2 earliest, -1 latest, -3 max timestamp);
+* **rolling** a new active segment, taking a producer-state snapshot named
+  after its base offset;
+* **loading** (`load`) through `LogLoader`, with recovery after a crash.
+
+Events (``emit(kind, text, **data)``): ``segment_rolled``,
+``segments_deleted``, ``log_truncated``, ``recovery``.
+
+Mirrors ``org.apache.kafka.storage.internals.log.UnifiedLog`` (Kafka 4.1+).
+Simplified: no tiered storage, no transaction index or last stable offset
+(``txn_committed`` reads stop at the HW), no background flushing (``flush``
+only advances the recovery point, as data is never fsynced).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Callable
+
+from minikafka.common.errors import InconsistentTopicIdException, OffsetOutOfRangeException
+from minikafka.common.uuid import Uuid
+from minikafka.record import record_batch as rb
+from minikafka.record.memory_records import batch_records
+from minikafka.storage import log_file_utils as names
+from minikafka.storage.checkpoint_file import LeaderEpochCheckpointFile
+from minikafka.storage.fetch_data_info import FetchDataInfo, FetchIsolation, LogOffsetMetadata
+from minikafka.storage.file_records import TimestampAndOffset, maybe_leader_epoch
+from minikafka.storage.leader_epoch_file_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, LeaderEpochFileCache
+from minikafka.storage.local_log import LocalLog
+from minikafka.storage.log_append import LogAppends, OffsetsOutOfOrderException, UnexpectedAppendOffsetException
+from minikafka.storage.log_config import LogConfig
+from minikafka.storage.log_loader import LogLoader, rebuild_producer_state
+from minikafka.storage.log_retention import LogRetention
+from minikafka.storage.log_segment import LogSegment
+from minikafka.storage.partition_metadata_file import PartitionMetadataFile
+from minikafka.storage.producer_state_manager import PRODUCER_ID_EXPIRATION_MS_DEFAULT, ProducerStateManager
+
+Emit = Callable[..., None]
+
+EARLIEST_TIMESTAMP = -2
+LATEST_TIMESTAMP = -1
+MAX_TIMESTAMP = -3
+EARLIEST_LOCAL_TIMESTAMP = -4
+LATEST_TIERED_TIMESTAMP = -5
+
+__all__ = ["UnifiedLog", "UnexpectedAppendOffsetException", "OffsetsOutOfOrderException", "EARLIEST_TIMESTAMP",
+           "LATEST_TIMESTAMP", "MAX_TIMESTAMP", "EARLIEST_LOCAL_TIMESTAMP", "LATEST_TIERED_TIMESTAMP"]
+
+
+def _no_emit(kind: str, text: str, **data) -> None:
+    pass
+
+
+class UnifiedLog(LogAppends, LogRetention):
+    """The log of one partition replica, in ``<log dir>/<topic>-<partition>``."""
+
+    def __init__(self, local_log: LocalLog, log_start_offset: int, leader_epoch_cache: LeaderEpochFileCache,
+                 producer_state_manager: ProducerStateManager, topic_id: Uuid | None, rng: random.Random,
+                 emit: Emit):
+        self.local_log = local_log
+        self.topic_partition = local_log.topic_partition
+        self.leader_epoch_cache = leader_epoch_cache
+        self.producer_state_manager = producer_state_manager
+        self.rng = rng                                   # draws for segment.jitter.ms
+        self.emit = emit
+        self.log_start_offset = log_start_offset         # first offset clients may read
+        self.high_watermark_metadata = LogOffsetMetadata(log_start_offset)   # HW, segment info filled lazily
+        self.partition_metadata_file = PartitionMetadataFile(local_log.dir_path)
+        self.topic_id: Uuid | None = None                # from partition.metadata or the caller
+        self._update_log_start_offset(log_start_offset)
+        self._initialize_topic_id(topic_id)
+
+    @classmethod
+    def load(cls, dir_path: str, config: LogConfig, now: int, *, log_start_offset: int = 0,
+             recovery_point: int = 0, had_clean_shutdown: bool = True, topic_id: Uuid | None = None,
+             rng: random.Random | None = None, emit: Emit | None = None,
+             producer_id_expiration_ms: int = PRODUCER_ID_EXPIRATION_MS_DEFAULT) -> "UnifiedLog":
+        """Open ``dir_path`` (created if missing), recovering it when ``had_clean_shutdown`` is False."""
+        os.makedirs(dir_path, exist_ok=True)
+        tp = names.parse_topic_partition_name(dir_path)
+        emit = emit or _no_emit
+        cache = LeaderEpochFileCache(tp, LeaderEpochCheckpointFile.in_dir(dir_path))
+        psm = ProducerStateManager(tp, dir_path, producer_id_expiration_ms)
+        loader = LogLoader(dir_path, tp, config, now, had_clean_shutdown, log_start_offset, recovery_point,
+                           cache, psm, emit)
+        offsets = loader.load()
+        local = LocalLog(dir_path, config, loader.segments, offsets.recovery_point, offsets.next_offset_metadata, tp)
+        return cls(local, offsets.log_start_offset, cache, psm, topic_id, rng or random.Random(0), emit)
+
+    # ------------------------------------------------------------------ basic facts
+    @property
+    def config(self) -> LogConfig:
+        return self.local_log.config
+
+    @property
+    def dir_path(self) -> str:
+        return self.local_log.dir_path
+
+    @property
+    def log_end_offset(self) -> int:
+        return self.local_log.log_end_offset
+
+    @property
+    def log_end_offset_metadata(self) -> LogOffsetMetadata:
+        return self.local_log.next_offset_metadata
+
+    @property
+    def recovery_point(self) -> int:
+        return self.local_log.recovery_point
+
+    @property
+    def high_watermark(self) -> int:
+        return self.high_watermark_metadata.message_offset
+
+    @property
+    def last_stable_offset(self) -> int:
+        """No transaction index in the sandbox: the last stable offset is the high watermark."""
+        return self.high_watermark
+
+    @property
+    def size_in_bytes(self) -> int:
+        return self.local_log.segments.size_in_bytes()
+
+    @property
+    def number_of_segments(self) -> int:
+        return self.local_log.segments.number_of_segments
+
+    @property
+    def active_segment(self) -> LogSegment:
+        return self.local_log.segments.active_segment
+
+    def log_segments(self) -> list[LogSegment]:
+        return self.local_log.segments.values()
+
+    def is_empty(self) -> bool:
+        return self.log_start_offset == self.log_end_offset
+
+    def update_config(self, config: LogConfig) -> LogConfig:
+        old = self.local_log.config
+        self.local_log.update_config(config)
+        return old
+
+    def _initialize_topic_id(self, topic_id: Uuid | None) -> None:
+        if self.partition_metadata_file.exists():
+            file_topic_id = self.partition_metadata_file.read()
+            if topic_id is not None and topic_id != file_topic_id:
+                raise InconsistentTopicIdException(
+                    f"Tried to assign topic ID {topic_id} to log for topic partition {self.topic_partition},"
+                    f"but log already contained topic ID {file_topic_id}")
+            self.topic_id = file_topic_id
+        elif topic_id is not None:
+            self.assign_topic_id(topic_id)
+
+    def assign_topic_id(self, topic_id: Uuid) -> None:
+        """Record the topic id; ``partition.metadata`` is written before the next append (or now, on flush)."""
+        if self.topic_id is not None and self.topic_id != topic_id:
+            raise InconsistentTopicIdException(
+                f"Tried to assign topic ID {topic_id} to log for topic partition {self.topic_partition},"
+                f"but log already contained topic ID {self.topic_id}")
+        self.topic_id = topic_id
+        self.partition_metadata_file.record(topic_id)
+        self.partition_metadata_file.maybe_flush()
+
+    # ------------------------------------------------------------------ high watermark
+    def update_high_watermark(self, hw: int | LogOffsetMetadata) -> int:
+        """Set the HW, clamped to [log start offset, LEO]; returns the value set."""
+        metadata = hw if isinstance(hw, LogOffsetMetadata) else LogOffsetMetadata(hw)
+        end = self.local_log.next_offset_metadata
+        if metadata.message_offset < self.log_start_offset:
+            metadata = LogOffsetMetadata(self.log_start_offset)
+        elif metadata.message_offset >= end.message_offset:
+            metadata = end
+        self._set_high_watermark_metadata(metadata)
+        return metadata.message_offset
+
+    def maybe_increment_high_watermark(self, new_hw: int | LogOffsetMetadata) -> int | None:
+        """Leader: raise the HW (never lower it); returns the old HW if it moved."""
+        new = new_hw if isinstance(new_hw, LogOffsetMetadata) else LogOffsetMetadata(new_hw)
+        if new.message_offset > self.log_end_offset:
+            raise ValueError(f"High watermark {new} update exceeds current log end offset "
+                             f"{self.local_log.next_offset_metadata}")
+        old = self.fetch_high_watermark_metadata()
+        moved_segment = (old.message_offset == new.message_offset and not new.message_offset_only()
+                         and not old.message_offset_only() and old.on_older_segment(new))
+        if old.message_offset < new.message_offset or moved_segment:
+            self._set_high_watermark_metadata(new)
+            return old.message_offset
+        return None
+
+    def maybe_update_high_watermark(self, hw: int) -> int | None:
+        """Follower: take the leader's HW (clamped); returns the new HW if it changed."""
+        old = self.high_watermark
+        new = self.update_high_watermark(hw)
+        return None if new == old else new
+
+    def fetch_high_watermark_metadata(self) -> LogOffsetMetadata:
+        if self.high_watermark_metadata.message_offset_only():
+            self._set_high_watermark_metadata(self._maybe_convert_to_offset_metadata(self.high_watermark))
+        return self.high_watermark_metadata
+
+    def _set_high_watermark_metadata(self, metadata: LogOffsetMetadata) -> None:
+        if metadata.message_offset < 0:
+            raise ValueError("High watermark offset should be non-negative")
+        self.high_watermark_metadata = metadata
+
+    def _update_high_watermark_with_log_end_offset(self) -> None:
+        if self.high_watermark >= self.log_end_offset:
+            self._set_high_watermark_metadata(self.local_log.next_offset_metadata)
+
+    def _maybe_convert_to_offset_metadata(self, offset: int) -> LogOffsetMetadata:
+        try:
+            return self.local_log.convert_to_offset_metadata_or_throw(offset)
+        except OffsetOutOfRangeException:
+            return LogOffsetMetadata(offset)
+
+    # ------------------------------------------------------------------ log start offset
+    def _update_log_start_offset(self, offset: int) -> None:
+        self.log_start_offset = offset
+        if self.high_watermark < offset:
+            self.update_high_watermark(offset)
+        if self.local_log.recovery_point < offset:
+            self.local_log.update_recovery_point(offset)
+
+    def maybe_increment_log_start_offset(self, new_log_start_offset: int, reason: str = "ClientRecordDeletion") -> bool:
+        """Move the log start offset up (DeleteRecords, retention); never past the high watermark."""
+        if new_log_start_offset > self.high_watermark:
+            raise OffsetOutOfRangeException(
+                f"Cannot increment the log start offset to {new_log_start_offset} of partition "
+                f"{self.topic_partition} since it is larger than the high watermark {self.high_watermark}")
+        if new_log_start_offset <= self.log_start_offset:
+            return False
+        self._update_log_start_offset(new_log_start_offset)
+        self.leader_epoch_cache.truncate_from_start(self.log_start_offset)
+        self.producer_state_manager.on_log_start_offset_incremented(new_log_start_offset)
+        return True
+
+    # ------------------------------------------------------------------ reads
+    def read(self, start_offset: int, max_bytes: int, isolation: FetchIsolation | str = FetchIsolation.LOG_END,
+             min_one_message: bool = True) -> FetchDataInfo:
+        """Whole batches from ``start_offset``, at most ``max_bytes`` (or one batch if ``min_one_message``)."""
+        if start_offset < self.log_start_offset:
+            raise OffsetOutOfRangeException(f"Received request for offset {start_offset} for partition "
+                                            f"{self.topic_partition}, but we only have log segments starting from "
+                                            f"offset: {self.log_start_offset}.")
+        isolation = FetchIsolation(isolation)
+        bound = (self.local_log.next_offset_metadata if isolation is FetchIsolation.LOG_END
+                 else self.fetch_high_watermark_metadata())
+        return self.local_log.read(start_offset, max_bytes, min_one_message, bound)
+
+    def fetch_offset_by_timestamp(self, target_timestamp: int) -> TimestampAndOffset | None:
+        """ListOffsets: the first offset with timestamp >= target, or Kafka's special timestamps."""
+        if target_timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
+            earliest = self.leader_epoch_cache.earliest_entry()
+            epoch = earliest.epoch if earliest is not None and earliest.start_offset <= self.log_start_offset else None
+            return TimestampAndOffset(rb.NO_TIMESTAMP, self.log_start_offset, epoch)
+        if target_timestamp == LATEST_TIMESTAMP:
+            return TimestampAndOffset(rb.NO_TIMESTAMP, self.log_end_offset, self.leader_epoch_cache.latest_epoch())
+        if target_timestamp == LATEST_TIERED_TIMESTAMP:
+            return TimestampAndOffset(rb.NO_TIMESTAMP, -1, -1)
+        if target_timestamp == MAX_TIMESTAMP:
+            return self._max_timestamp_offset()
+        for segment in self.log_segments():
+            if segment.largest_timestamp() >= target_timestamp:
+                return segment.find_offset_by_timestamp(target_timestamp, self.log_start_offset)
+        return None
+
+    def _max_timestamp_offset(self) -> TimestampAndOffset | None:
+        segments = self.log_segments()
+        best = segments[0]
+        for segment in segments[1:]:
+            if segment.max_timestamp_so_far > best.max_timestamp_so_far:
+                best = segment
+        so_far = best.read_max_timestamp_and_offset_so_far()
+        position = best.offset_index.lookup(so_far.offset).position
+        for batch, view in best.log.batches_from(position):
+            if batch.max_timestamp == so_far.timestamp:
+                for record in batch_records(view, batch, start=0):
+                    if record.timestamp == batch.max_timestamp:
+                        return TimestampAndOffset(batch.max_timestamp, record.offset,
+                                                  maybe_leader_epoch(batch.partition_leader_epoch))
+                return None
+        return None
+
+    # ------------------------------------------------------------------ leader epochs
+    def latest_epoch(self) -> int | None:
+        return self.leader_epoch_cache.latest_epoch()
+
+    def maybe_assign_epoch_start_offset(self, leader_epoch: int, start_offset: int) -> None:
+        """A new leader records where its epoch starts (before it appends anything)."""
+        self.leader_epoch_cache.assign(leader_epoch, start_offset)
+
+    def end_offset_for_epoch(self, leader_epoch: int) -> tuple[int, int]:
+        """OffsetForLeaderEpoch's answer: (epoch, end offset), or (-1, -1) when undefined."""
+        epoch, offset = self.leader_epoch_cache.end_offset_for(leader_epoch, self.log_end_offset)
+        if offset == UNDEFINED_EPOCH_OFFSET:
+            return UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+        return epoch, offset
+
+    # ------------------------------------------------------------------ roll and flush
+    def roll(self, now: int, expected_next_offset: int | None = None) -> LogSegment:
+        """Start a new active segment at the LEO (or ``expected_next_offset`` if larger)."""
+        jitter = self.config.segment_jitter_ms
+        roll_jitter = 0 if jitter == 0 else self.rng.getrandbits(31) % min(jitter, self.config.segment_ms)
+        new_segment = self.local_log.roll(expected_next_offset, now, roll_jitter)
+        self.producer_state_manager.update_map_end_offset(new_segment.base_offset)
+        self.producer_state_manager.take_snapshot()
+        self._update_high_watermark_with_log_end_offset()
+        self.flush(new_segment.base_offset)
+        self.emit("segment_rolled", f"{self.topic_partition}: rolled new log segment at offset "
+                                    f"{new_segment.base_offset}", partition=str(self.topic_partition),
+                  base_offset=new_segment.base_offset)
+        return new_segment
+
+    def flush(self, offset: int | None = None) -> None:
+        """Data is never fsynced in the sandbox; flushing only moves the recovery point (to the LEO by default)."""
+        self.local_log.mark_flushed(self.log_end_offset if offset is None else offset)
+
+    # ------------------------------------------------------------------ truncation
+    def truncate_to(self, target_offset: int, now: int) -> bool:
+        """Cut the log so it ends before ``target_offset``; True if anything was removed."""
+        if target_offset < 0:
+            raise ValueError(f"Cannot truncate partition {self.topic_partition} to a negative offset "
+                             f"({target_offset}).")
+        if target_offset >= self.log_end_offset:
+            # A conflicting epoch entry may still exist at the end (a leader that never appended).
+            self.leader_epoch_cache.truncate_from_end(self.log_end_offset)
+            return False
+        first = self.local_log.segments.first_segment()
+        old_end = self.log_end_offset
+        if first.base_offset > target_offset:
+            self.truncate_fully_and_start_at(target_offset, now)
+        else:
+            deleted = self.local_log.truncate_to(target_offset, now)
+            self._delete_producer_snapshots(deleted, now)
+            self.leader_epoch_cache.truncate_from_end(target_offset)
+            self.log_start_offset = min(target_offset, self.log_start_offset)
+            rebuild_producer_state(self.producer_state_manager, self.local_log.segments, self.log_start_offset,
+                                   target_offset, now, False)
+            if self.high_watermark >= self.log_end_offset:
+                self.update_high_watermark(self.local_log.next_offset_metadata)
+        self.emit("log_truncated", f"{self.topic_partition}: truncated log from log end offset {old_end} to "
+                                   f"offset {target_offset}", partition=str(self.topic_partition),
+                  old_log_end_offset=old_end, truncation_offset=target_offset)
+        return True
+
+    def truncate_fully_and_start_at(self, new_offset: int, now: int, log_start_offset: int | None = None) -> None:
+        """Delete all data and restart the log at ``new_offset`` (a follower far behind the leader's start)."""
+        deleted = self.local_log.truncate_fully_and_start_at(new_offset, now)
+        self._delete_producer_snapshots(deleted, now)
+        self.leader_epoch_cache.clear_and_flush()
+        self.producer_state_manager.truncate_fully_and_start_at(new_offset)
+        self.log_start_offset = new_offset if log_start_offset is None else log_start_offset
+        rebuild_producer_state(self.producer_state_manager, self.local_log.segments, self.log_start_offset,
+                               new_offset, now, False)
+        self.update_high_watermark(self.local_log.next_offset_metadata)
+
+    # ------------------------------------------------------------------ lifecycle
+    def maintenance(self, now: int) -> None:
+        """Timer work Kafka runs on its scheduler: delayed file deletions and producer expiration."""
+        self.local_log.delete_expired_files(now)
+        self.producer_state_manager.remove_expired_producers(now)
+
+    def close(self) -> None:
+        """Clean shutdown: snapshot producer state at the LEO and trim the active segment's indexes."""
+        self.partition_metadata_file.maybe_flush()
+        self.producer_state_manager.take_snapshot()
+        self.local_log.close()
+
+    def close_handlers(self) -> None:
+        """The node died: release file descriptors, write nothing."""
+        self.local_log.close_handlers()
+
+    def delete(self) -> None:
+        """Remove every file and the directory itself, now."""
+        self.leader_epoch_cache.clear()
+        self.local_log.delete_all_segments()
+        for offset in list(self.producer_state_manager.snapshots):
+            self.producer_state_manager.remove_and_delete_snapshot(offset)
+        for name in os.listdir(self.dir_path):
+            os.remove(os.path.join(self.dir_path, name))
+        os.rmdir(self.dir_path)
+
+    def rename_dir(self, new_name: str) -> None:
+        self.local_log.rename_dir(new_name)
+        self.producer_state_manager.update_parent_dir(self.dir_path)
+        self.leader_epoch_cache.checkpoint = LeaderEpochCheckpointFile.in_dir(self.dir_path)
+        self.partition_metadata_file.path = os.path.join(self.dir_path, os.path.basename(
+            self.partition_metadata_file.path))
+
+    # ------------------------------------------------------------------ inspection (lessons)
+    def describe_segments(self) -> list[dict]:
+        """One dict per segment: base offset, next offset, size and file names, oldest first."""
+        return [{"base_offset": s.base_offset, "size": s.size, "next_offset": s.read_next_offset(),
+                 "largest_timestamp": s.max_timestamp_so_far, "files": [os.path.basename(s.log.path),
+                 os.path.basename(s.offset_index_path), os.path.basename(s.time_index_path)]}
+                for s in self.log_segments()]
+
+    def __str__(self) -> str:
+        topic_id = f", topicId={self.topic_id}" if self.topic_id is not None else ""
+        return (f"Log(dir={self.dir_path}{topic_id}, topic={self.topic_partition.topic}, "
+                f"partition={self.topic_partition.partition}, highWatermark={self.high_watermark}, "
+                f"lastStableOffset={self.high_watermark}, logStartOffset={self.log_start_offset}, "
+                f"logEndOffset={self.log_end_offset})")

@@ -1,0 +1,27 @@
+from minikafka.controller.feature_control_manager import FeatureControlManager
+from minikafka.metadata.delta import replay_all
+from minikafka.metadata.records import BeginTransactionRecord, EndTransactionRecord
+
+
+def test_bootstrap_records_for_4_1_in_kafkas_order():
+    records = FeatureControlManager().bootstrap_records()
+    assert records[0] == BeginTransactionRecord(name="Bootstrap records")
+    assert records[-1] == EndTransactionRecord()
+    levels = [(r.name, r.feature_level) for r in records[1:-1]]
+    # metadata.version first, then the other features sorted by name, only levels above 0.
+    assert levels == [("metadata.version", 27), ("group.version", 1), ("transaction.version", 2)]
+
+
+def test_custom_levels_and_names():
+    control = FeatureControlManager(26, {"transaction.version": 2, "group.version": 0})
+    assert [(r.name, r.feature_level) for r in control.bootstrap_records()[1:-1]] == [
+        ("metadata.version", 26), ("transaction.version", 2)]
+    assert control.metadata_version_name(26) == "4.1-IV0"
+    assert FeatureControlManager.metadata_version_name(27) == "4.1-IV1"
+
+
+def test_finalized_levels_read_from_the_image():
+    image = replay_all(FeatureControlManager().bootstrap_records())
+    assert FeatureControlManager.finalized_levels(image) == {
+        "metadata.version": 27, "group.version": 1, "transaction.version": 2}
+    assert FeatureControlManager.metadata_version(image) == 27
