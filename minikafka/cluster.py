@@ -33,7 +33,8 @@ from minikafka.cluster_admin import ClusterAdmin
 from minikafka.cluster_faults import ClusterFaults
 from minikafka.cluster_layout import (DEFAULT_FIRST_CONTROLLER_ID, SIM_BROKER_PORT,
                                       SIM_CONTROLLER_PORT, ClusterLayout, default_broker_props,
-                                      existing_cluster_id, generate_cluster_id, node_ids)
+                                      existing_cluster_id, generate_cluster_id, node_ids,
+                                      parse_listener)
 from minikafka.cluster_snapshot import build_snapshot
 from minikafka.drivers.runtime import NodeState
 from minikafka.runtime.events import EventLog
@@ -49,7 +50,8 @@ class Cluster(ClusterAdmin, ClusterFaults):
                  combined: bool = False, simulated: bool = False,
                  timing: str | TimingProfile | None = None,
                  broker_config: Mapping[str, Any] | None = None, host: str = "127.0.0.1",
-                 port: int | None = None, cluster_id: str | None = None):
+                 port: int | None = None, cluster_id: str | None = None,
+                 advertised_listeners: Mapping[int, str] | None = None):
         broker_ids = node_ids(brokers, 1, "brokers")
         if combined:
             count = controllers if isinstance(controllers, int) else len(controllers)
@@ -77,6 +79,10 @@ class Cluster(ClusterAdmin, ClusterFaults):
             seed=self.seed if self.seed is not None else cluster_id,
             timing=profile(timing), host=host, brokers=broker_ids, controllers=controller_ids,
             broker_props=default_broker_props(len(broker_ids), broker_config))
+        for broker_id, text in (advertised_listeners or {}).items():
+            if broker_id not in broker_ids:
+                raise ValueError(f"advertised_listeners names {broker_id}, which is not a broker")
+            self.layout.advertised[broker_id] = parse_listener(text)
         self._first_port = port
         self.events = EventLog()
         self.driver = None

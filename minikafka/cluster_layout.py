@@ -69,6 +69,7 @@ class ClusterLayout:
     broker_ports: dict[int, int] = field(default_factory=dict)      # PLAINTEXT listener ports
     controller_ports: dict[int, int] = field(default_factory=dict)  # CONTROLLER listener ports
     broker_props: dict[str, str] = field(default_factory=dict)
+    advertised: dict[int, Endpoint] = field(default_factory=dict)   # advertised.listeners overrides
 
     def roles(self, node_id: int) -> tuple[str, ...]:
         return tuple(r for r, ids in (("broker", self.brokers), ("controller", self.controllers))
@@ -97,6 +98,8 @@ class ClusterLayout:
         if "controller" in roles:
             listeners.append(Endpoint(CONTROLLER_LISTENER, self.host, self.controller_ports[node_id]))
         advertised = tuple(e for e in listeners if e.listener == BROKER_LISTENER)
+        if node_id in self.advertised:
+            advertised = (self.advertised[node_id],)
         props = dict(self.broker_props)   # controllers read topic defaults from the same settings
         return NodeConfig(node_id, roles, self.cluster_id, self.data_dir(node_id), self.voters(),
                           self.timing, f"{self.seed}:controller", tuple(listeners), advertised,
@@ -125,6 +128,16 @@ class ClusterLayout:
             name = self.data_dir(node_id).name
             text = self.node_config(node_id).server_properties()
             (config_dir / f"{name}.properties").write_text(text, encoding="utf-8")
+
+
+def parse_listener(text: str) -> Endpoint:
+    """``PLAINTEXT://host:port`` (the form of ``advertised.listeners``) as an `Endpoint`."""
+    name, sep, rest = text.partition("://")
+    host, colon, port = rest.rpartition(":")
+    if not sep or not colon or not port.isdigit() or not name:
+        raise ValueError(f"Error creating broker listeners from '{text}': Unable to parse {text} "
+                         f"to a broker endpoint")
+    return Endpoint(name, host.strip("[]"), int(port))
 
 
 def generate_cluster_id(seed: str | None) -> str:

@@ -103,6 +103,7 @@ class NodeConfig:
             lines.append(f"broker.rack={self.rack}")
         for name in sorted(self.broker_props):
             lines.append(f"{name}={self.broker_props[name]}")
-        for name, value in sorted(self.timing.values.items()):
+        from minikafka.common.config.broker_configs import timing_static_props
+        for name, value in sorted(timing_static_props(self.timing).items()):
             lines.append(f"{name}={value}")
         return "\n".join(lines) + "\n"

@@ -23,7 +23,8 @@ response, as Kafka's ``KafkaApis`` does; they should not raise.  If one does,
 connection is closed and the error logged), which is what Kafka does with an
 error it cannot put into a response.
 
-``HANDLERS`` maps api keys to handlers.  The codec only lets advertised APIs
+``HANDLERS`` maps api keys to handlers; it is collected from the modules of
+this package, each of which declares its own ``HANDLERS = {api_key: handle}``.  The codec only lets advertised APIs
 through, so an advertised key without a handler (while the sandbox is being
 built) also ends in `CloseConnectionResponse`.
 
@@ -32,24 +33,31 @@ Mirrors the dispatch in ``kafka.server.KafkaApis.handle``.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from typing import Any, Callable
 
 from minikafka.common.errors import UnknownServerException
 from minikafka.network.codec import DecodedRequest
-from minikafka.network.handlers.acls import (handle_create_acls, handle_delete_acls,
-                                             handle_describe_acls)
-from minikafka.network.handlers.api_versions import handle_api_versions
 from minikafka.network.request_channel import CloseConnectionResponse
 from minikafka.network.request_context import RequestContext
 
 Handler = Callable[[RequestContext, Any, Any], Any]
 
-HANDLERS: dict[int, Handler] = {
-    18: handle_api_versions,
-    29: handle_describe_acls,
-    30: handle_create_acls,
-    31: handle_delete_acls,
-}
+
+def _discover() -> dict[int, Handler]:
+    """Every module of this package declares ``HANDLERS = {api_key: handler, ...}``."""
+    table: dict[int, Handler] = {}
+    for info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for api_key, handler in getattr(module, "HANDLERS", {}).items():
+            if api_key in table:
+                raise RuntimeError(f"two handlers for api key {api_key}: {info.name} and another")
+            table[api_key] = handler
+    return table
+
+
+HANDLERS: dict[int, Handler] = _discover()
 """api key -> handler.  Domain handlers (Produce, Fetch, ...) register here as they are written."""
 
 

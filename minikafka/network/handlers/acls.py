@@ -54,3 +54,6 @@ def handle_delete_acls(ctx: RequestContext, request: Any, broker: Any) -> Any:
                                           matching_acls=[])
                for _ in request.filters]
     return cls(throttle_time_ms=0, filter_results=results)
+
+
+HANDLERS = {29: handle_describe_acls, 30: handle_create_acls, 31: handle_delete_acls}

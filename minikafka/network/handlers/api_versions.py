@@ -72,3 +72,6 @@ def api_versions_response(version: int, features: FinalizedFeatures,
                                supported_features=supported,
                                finalized_features_epoch=features.epoch,
                                finalized_features=finalized, zk_migration_ready=False)
+
+
+HANDLERS = {18: handle_api_versions}

@@ -1,0 +1,138 @@
+"""Turning the topology into SVG with Graphviz's ``dot``, or into text without it.
+
+Theory of operation
+-------------------
+`dot_to_svg` hands DOT source to the ``dot`` program through the `graphviz`
+Python package (which only wraps the program; it cannot draw by itself).
+When ``dot`` is not installed, nothing breaks: the diagram falls back to
+`widgets.topology_text.topology_text`, and ONE message per process says how
+to install Graphviz (`DOT_MISSING_MESSAGE`).
+
+Three consumers:
+
+* `TopologyDiagram` (from `topology_diagram(snapshot)`): a static picture
+  for a notebook cell.  Its ``_repr_mimebundle_`` offers ``image/svg+xml``
+  and, always, a deterministic ``text/plain`` (the text form), so nbval
+  compares the text and a screen reader has it too.
+* `topology_html`: an HTML fragment (SVG scaled to the output width, plus
+  the text form in a collapsed ``<details>``) for `TopologyView`.
+* `svg_document`: the bare SVG for saving to a file.
+
+The SVG of one ``dot`` version is stable byte for byte, but versions lay
+out differently and stamp their version in a comment; lessons that check
+outputs compare the text form, not the SVG.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+import sys
+import threading
+from collections.abc import Iterable
+
+import graphviz
+
+from minikafka.snapshot import ClusterSnapshot
+from widgets.topology import topology_dot
+from widgets.topology_text import topology_text
+
+DOT_MISSING_MESSAGE = (
+    "Graphviz's dot program was not found on the PATH, so cluster diagrams are shown as text. "
+    "To get the pictures, install Graphviz: sudo apt-get install graphviz (Debian/Ubuntu), "
+    "conda install graphviz (conda), or brew install graphviz (macOS)."
+)
+
+_reported = threading.Event()        # set once the missing-dot message has been shown
+_SVG_SIZE = re.compile(r'<svg width="[^"]*" height="[^"]*"')
+
+
+class GraphvizNotFound(RuntimeError):
+    """Raised by `dot_to_svg` when the ``dot`` program is missing."""
+
+
+def dot_available() -> bool:
+    """Is Graphviz's ``dot`` on the PATH right now (installing it needs no restart)?"""
+    return shutil.which("dot") is not None
+
+
+def report_missing_dot(stream=None) -> bool:
+    """Print `DOT_MISSING_MESSAGE` the first time only; True if it printed now."""
+    if _reported.is_set():
+        return False
+    _reported.set()
+    print(DOT_MISSING_MESSAGE, file=stream if stream is not None else sys.stderr)
+    return True
+
+
+def dot_to_svg(source: str) -> str:
+    """Render DOT ``source`` to an SVG document (from ``<svg`` on, no XML prolog)."""
+    if not dot_available():
+        raise GraphvizNotFound(DOT_MISSING_MESSAGE)
+    try:
+        svg = graphviz.pipe("dot", "svg", source.encode("utf-8"), quiet=True).decode("utf-8")
+    except graphviz.ExecutableNotFound as exc:        # removed between the check and the call
+        raise GraphvizNotFound(DOT_MISSING_MESSAGE) from exc
+    return svg[svg.index("<svg"):]
+
+
+def _options(topics, show_internal, max_partitions, offsets) -> dict:
+    return {"topics": topics, "show_internal": show_internal,
+            "max_partitions": max_partitions, "offsets": offsets}
+
+
+def svg_document(snapshot: ClusterSnapshot, **options) -> str:
+    """The diagram of ``snapshot`` as SVG; options as for `topology_dot`."""
+    return dot_to_svg(topology_dot(snapshot, **options))
+
+
+def topology_html(snapshot: ClusterSnapshot, *, topics: Iterable[str] | str | None = None,
+                  show_internal: bool = False, max_partitions: int = 20,
+                  offsets: bool = False) -> str:
+    """HTML for a widget: the SVG fitted to the width, with the text form below.
+
+    Without ``dot`` the text form is the picture, preceded by how to install
+    Graphviz (shown on every redraw of the widget, since it is part of it).
+    """
+    options = _options(topics, show_internal, max_partitions, offsets)
+    text = html.escape(topology_text(snapshot, **options))
+    try:
+        svg = dot_to_svg(topology_dot(snapshot, **options))
+    except GraphvizNotFound:
+        return (f'<div class="minikafka-topology"><p><i>{html.escape(DOT_MISSING_MESSAGE)}</i></p>'
+                f"<pre>{text}</pre></div>")
+    # Drop dot's fixed size in points so the picture scales to the output
+    # area; the viewBox keeps the proportions.
+    svg = _SVG_SIZE.sub('<svg style="max-width:100%;height:auto"', svg, count=1)
+    return (f'<div class="minikafka-topology">{svg}'
+            f"<details><summary>Text version</summary><pre>{text}</pre></details></div>")
+
+
+class TopologyDiagram:
+    """A static picture of one snapshot for a notebook cell (see the module docstring)."""
+
+    def __init__(self, snapshot: ClusterSnapshot, **options):
+        self.dot = topology_dot(snapshot, **options)       # the DOT source, for the curious
+        text_options = {k: v for k, v in options.items()
+                        if k in ("topics", "show_internal", "max_partitions", "offsets")}
+        self.text = topology_text(snapshot, **text_options)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        bundle = {"text/plain": self.text}
+        try:
+            bundle["image/svg+xml"] = dot_to_svg(self.dot)
+        except GraphvizNotFound:
+            report_missing_dot()
+        return bundle
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def topology_diagram(snapshot: ClusterSnapshot, **options) -> TopologyDiagram:
+    """The picture of ``snapshot`` for display in a cell; options as for `topology_dot`."""
+    return TopologyDiagram(snapshot, **options)
