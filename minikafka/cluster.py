@@ -159,7 +159,9 @@ class Cluster(ClusterAdmin, ClusterFaults):
                 self._graceful_stop_all()
             for node_id in self.layout.node_ids:
                 if self._state(node_id) is not NodeState.DEAD:
-                    self._kill_node(node_id, quiet=True)
+                    clean = self._node(node_id).stopped
+                    self._kill_node(node_id, "stopped" + (" (clean shutdown)" if clean else ""),
+                                    "node_stopped")
             for listener in self.listeners.values():
                 self._call(listener.stop)
             if not self.simulated:
@@ -173,6 +175,11 @@ class Cluster(ClusterAdmin, ClusterFaults):
         brokers = [b for b in self.layout.brokers if self._state(b) is NodeState.RUNNING]
         for node_id in brokers:
             stopping[node_id] = self._begin_node_shutdown(node_id)
+        self.wait_until(lambda: all(flag() for flag in stopping.values()), 10_000)
+        controllers = [c for c in self.layout.controllers if c not in self.layout.brokers
+                       and self._state(c) is NodeState.RUNNING]
+        for node_id in controllers:
+            stopping[node_id] = self._begin_node_shutdown(node_id, resign=False)
         self.wait_until(lambda: all(flag() for flag in stopping.values()), 10_000)
 
     # ------------------------------------------------------------------ readiness
@@ -202,9 +209,15 @@ class Cluster(ClusterAdmin, ClusterFaults):
         """Run (simulated) or wait (live) until ``condition()`` holds; False on timeout."""
         return self.driver.run_until(condition, timeout_ms)
 
-    def run_for(self, duration_ms: int) -> None:
-        """Let ``duration_ms`` of cluster time pass (virtual time when simulated)."""
-        self.driver.run_for(duration_ms)
+    def run_for(self, duration_ms: int, check: Callable[[], None] | None = None) -> None:
+        """Let ``duration_ms`` of cluster time pass (virtual time when simulated).
+
+        ``check`` (simulated only) runs after every single step, for invariant checks.
+        """
+        if check is not None and self.simulated:
+            self.driver.run_for(duration_ms, after_step=check)
+        else:
+            self.driver.run_for(duration_ms)
 
     # ------------------------------------------------------------------ observation
     def snapshot(self) -> ClusterSnapshot:

@@ -40,10 +40,10 @@ class ClusterFaults:
         from minikafka.drivers.live import LiveDriver
         return LiveDriver(factory, self.events)
 
-    def _node_factory(self, node_id: int, incarnation: int):
+    def _node_factory(self, node_id: int, incarnation: int, now: int):
         from minikafka.server.kafka_node import KafkaNode
         rng = random.Random(f"{self.layout.seed}:{node_id}:{incarnation}")
-        return KafkaNode(self.layout.node_config(node_id), rng)
+        return KafkaNode(self.layout.node_config(node_id), rng, now)
 
     def _clock_for_format(self) -> int:
         return SIM_EPOCH_MS if self.simulated else int(time.time() * 1000)
@@ -92,15 +92,15 @@ class ClusterFaults:
             asyncio.run_coroutine_threadsafe(listener.start(), self.driver.loop).result(10)
         self._call(lambda: self.driver.start(node_id))
 
-    def _kill_node(self, node_id: int, quiet: bool = False, reason: str = "killed") -> None:
+    def _kill_node(self, node_id: int, reason: str = "killed", kind: str = "node_killed") -> None:
         listener = self.listeners.get(node_id)
         if listener is not None:
             self._call(listener.stop)
-        self._call(lambda: self.driver.kill(node_id, reason))
+        self._call(lambda: self.driver.kill(node_id, reason, kind))
 
-    def _begin_node_shutdown(self, node_id: int) -> Callable[[], bool]:
+    def _begin_node_shutdown(self, node_id: int, resign: bool = True) -> Callable[[], bool]:
         done = []
-        self._call(lambda: self._node(node_id).shutdown(lambda: done.append(True)))
+        self._call(lambda: self._node(node_id).shutdown(lambda: done.append(True), resign))
         return lambda: bool(done)
 
     def _state(self, node_id: int) -> NodeState:
@@ -217,7 +217,8 @@ class ClusterFaults:
             self._kill_node(node_id, reason="killed for a disk wipe")
         directory = self.layout.data_dir(node_id)
         shutil.rmtree(directory, ignore_errors=True)
-        self.layout.format_storage(self._call(self.driver.now))
+        self._wipes = getattr(self, "_wipes", 0) + 1
+        self.layout.format_storage(self._call(self.driver.now), salt=f"wipe-{self._wipes}")
         self._start_node(node_id)
         self._call(lambda: self.driver.note(
             "node_restarted", f"{self._describe(node_id)} restarted on an empty, newly "

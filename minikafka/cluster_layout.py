@@ -106,13 +106,16 @@ class ClusterLayout:
                           broker_props=props)
 
     # ------------------------------------------------------------------ formatting
-    def format_storage(self, now_ms: int) -> list[int]:
-        """``kafka-storage.sh format`` for every unformatted node; returns the ids formatted."""
+    def format_storage(self, now_ms: int, salt: str = "") -> list[int]:
+        """``kafka-storage.sh format`` for every unformatted node; returns the ids formatted.
+
+        Each node's directory.id is drawn for that node (and ``salt``, which a disk wipe
+        changes), so two nodes never share one, as Kafka's registration requires.
+        """
         formatted = []
-        rng = random.Random(f"{self.seed}:format")
         for node_id in self.node_ids:
             directory = self.data_dir(node_id)
-            directory_id = Uuid.random(rng)
+            directory_id = Uuid.random(random.Random(f"{self.seed}:format:{node_id}:{salt}"))
             if (directory / META_PROPERTIES_NAME).exists():
                 continue
             directory.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,45 @@
+"""Widgets and diagrams for the minikafka lessons.
+
+Everything here reads the cluster only through ``cluster.snapshot()`` (a
+`minikafka.snapshot.ClusterSnapshot`) and ``cluster.events`` (an
+`EventLog`), and breaks it only through the facade's fault verbs
+(``kill``, ``restart``, ``pause``, ``resume``, ``isolate``, ``heal``).
+
+Pure functions (no widgets, no threads):
+
+* `topology_dot(snapshot)`: Graphviz DOT source of the cluster picture;
+* `topology_text(snapshot)`: the same picture as plain text;
+* `topology_diagram(snapshot)`: an object that displays as SVG in a cell
+  (text when Graphviz's ``dot`` is missing), with the text as ``text/plain``.
+
+Widgets (ipywidgets; safe to update from the cluster's thread):
+
+* `TopologyView(cluster)`: the diagram, redrawn on every cluster event;
+* `FailurePanel(cluster)`: fault buttons per node plus the event log;
+* `EventLogView(cluster.events)`: the event log alone;
+* `Dashboard(cluster)`: diagram and panel side by side.
+"""
+
+from widgets.dashboard import Dashboard
+from widgets.event_log_view import EventLogView, format_event
+from widgets.failure_panel import FailurePanel
+from widgets.render import (DOT_MISSING_MESSAGE, TopologyDiagram, dot_available,
+                            topology_diagram, topology_html)
+from widgets.topology import topology_dot
+from widgets.topology_text import topology_text
+from widgets.topology_view import TopologyView
+
+__all__ = [
+    "DOT_MISSING_MESSAGE",
+    "Dashboard",
+    "EventLogView",
+    "FailurePanel",
+    "TopologyDiagram",
+    "TopologyView",
+    "dot_available",
+    "format_event",
+    "topology_diagram",
+    "topology_dot",
+    "topology_html",
+    "topology_text",
+]

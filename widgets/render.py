@@ -36,6 +36,7 @@ import graphviz
 
 from minikafka.snapshot import ClusterSnapshot
 from widgets.topology import topology_dot
+from widgets.topology_model import DEFAULT_MAX_PARTITIONS
 from widgets.topology_text import topology_text
 
 DOT_MISSING_MESSAGE = (
@@ -88,7 +89,7 @@ def svg_document(snapshot: ClusterSnapshot, **options) -> str:
 
 
 def topology_html(snapshot: ClusterSnapshot, *, topics: Iterable[str] | str | None = None,
-                  show_internal: bool = False, max_partitions: int = 20,
+                  show_internal: bool = False, max_partitions: int = DEFAULT_MAX_PARTITIONS,
                   offsets: bool = False) -> str:
     """HTML for a widget: the SVG fitted to the width, with the text form below.
 

@@ -162,7 +162,9 @@ def _box_label(box: NodeBox, offsets: bool) -> str:
         elif not box.replicas:
             rows.append(f'<TD COLSPAN="{span}"><I>no replicas</I></TD>')
     border_width = 3 if box.active_controller else 2
-    body = "".join(f"<TR>{row}</TR>" for row in rows)
+    # One table row per DOT line: Graphviz ignores whitespace between tags,
+    # and the source stays readable for learners who print it.
+    body = "".join(f"\n      <TR>{row}</TR>" for row in rows)
     return (f'<TABLE BORDER="{border_width}" CELLBORDER="0" CELLSPACING="1" CELLPADDING="3" '
             f'COLOR="{border}" BGCOLOR="#ffffff" STYLE="{style}">{body}</TABLE>')
 
@@ -198,4 +200,4 @@ def _legend_label() -> str:
     rows.append(f'<TR><TD COLSPAN="2"></TD><TD BGCOLOR="{ACTIVE_CONTROLLER_FILL}">active</TD>'
                 '<TD ALIGN="LEFT">active controller (quorum leader)</TD></TR>')
     return ('<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="2" CELLPADDING="2" COLOR="#9e9e9e">'
-            + "".join(rows) + "</TABLE>")
+            + "".join(f"\n      {row}" for row in rows) + "</TABLE>")

@@ -146,9 +146,14 @@ def _partition_changed(before: MetadataImage, after: MetadataImage,
 
 def _leader_and_isr_event(name, topic, index, old, new) -> ControllerEvent:
     unclean = new.leader >= 0 and new.leader != old.leader and new.leader not in old.isr
-    text = (f"{name} leader {format_leader(old.leader)} -> {format_leader(new.leader)}, "
-            f"epoch {old.leader_epoch} -> {new.leader_epoch}, "
-            f"ISR {format_replicas(old.isr)} -> {format_replicas(new.isr)}")
+    if old.leader == new.leader and old.leader_epoch == new.leader_epoch:
+        # only the ISR moved: say so without a "leader 1 -> 1" that reads like an election
+        text = (f"{name} ISR {format_replicas(old.isr)} -> {format_replicas(new.isr)} "
+                f"(leader {format_leader(new.leader)}, epoch {new.leader_epoch})")
+    else:
+        text = (f"{name} leader {format_leader(old.leader)} -> {format_leader(new.leader)}, "
+                f"epoch {old.leader_epoch} -> {new.leader_epoch}, "
+                f"ISR {format_replicas(old.isr)} -> {format_replicas(new.isr)}")
     if unclean:
         text += (f" (unclean leader election: broker {new.leader} was not in the ISR, "
                  f"so records acknowledged by the old ISR may be lost)")

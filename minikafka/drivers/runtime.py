@@ -86,8 +86,9 @@ class Network:
         return node_id in self.group_of
 
 
-NodeFactory = Callable[[int, int], Node]
-"""``factory(node_id, incarnation) -> Node``: builds a node from its config and data dir."""
+NodeFactory = Callable[[int, int, int], Node]
+"""``factory(node_id, incarnation, now) -> Node``: builds a node from its config and data dir
+(``now`` is the clock at construction, for whatever the node notes while loading)."""
 
 
 class ClusterRuntime:
@@ -119,7 +120,7 @@ class ClusterRuntime:
         if handle.state is not NodeState.DEAD:
             raise RuntimeError(f"node {node_id} is already running")
         handle.incarnation += 1
-        handle.node = self.factory(node_id, handle.incarnation)
+        handle.node = self.factory(node_id, handle.incarnation, self.now())
         handle.state = NodeState.RUNNING
         handle.paused_queue.clear()
         handle.poll_at = None
@@ -127,7 +128,7 @@ class ClusterRuntime:
         self._after_call(handle)
         return handle.node
 
-    def kill(self, node_id: int, reason: str = "killed") -> None:
+    def kill(self, node_id: int, reason: str = "killed", kind: str = "node_killed") -> None:
         handle = self.handles[node_id]
         if handle.state is NodeState.DEAD:
             raise RuntimeError(f"node {node_id} is not running")
@@ -136,7 +137,7 @@ class ClusterRuntime:
             handle.node.crash()
         handle.node = None
         handle.paused_queue.clear()
-        self.note("node_killed", f"{self.describe(node_id)} {reason}", node_id)
+        self.note(kind, f"{self.describe(node_id)} {reason}", node_id)
 
     def pause(self, node_id: int) -> None:
         handle = self._running(node_id)

@@ -33,6 +33,7 @@ from minikafka.metadata import serde
 from minikafka.raft.replicated_log import Batch, LeaderChangeMessage, MemoryReplicatedLog
 from minikafka.record.memory_records import (ControlRecordType, SimpleRecord, build_batch,
                                              build_control_batch, decode_batches)
+from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
 from minikafka.storage.fetch_data_info import FetchIsolation
 from minikafka.storage.log_config import LogConfig
 from minikafka.storage.unified_log import UnifiedLog
@@ -126,7 +127,8 @@ class KafkaMetadataLog(MemoryReplicatedLog):
     def open(cls, metadata_log_dir: str, clock: Callable[[], int],
              emit: Callable[..., None] | None = None) -> "KafkaMetadataLog":
         dir_path = os.path.join(metadata_log_dir, METADATA_LOG_DIR_NAME)
-        log = UnifiedLog.load(dir_path, METADATA_LOG_CONFIG, clock(),
+        clean = CleanShutdownFileHandler(metadata_log_dir).exists()
+        log = UnifiedLog.load(dir_path, METADATA_LOG_CONFIG, clock(), had_clean_shutdown=clean,
                               topic_id=Uuid.METADATA_TOPIC_ID, emit=emit)
         instance = cls(_log=None, _clock=clock)
         batches = []

@@ -137,6 +137,7 @@ class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers
         now = self.node.now
         log_end = OffsetAndEpoch(self.log.last_fetched_epoch, self.log.end_offset)
         self.quorum.initialize(log_end, now)
+        self._started = True
         if self.quorum.is_only_voter():
             self._elect_only_voter(now)
         elif isinstance(self.quorum.state, CandidateState):
@@ -145,7 +146,8 @@ class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers
 
     def register_listener(self, listener: RaftListener) -> None:
         self._listeners.append(ListenerContext(listener, self.log.start_offset))
-        self._poll()
+        if getattr(self, "_started", False):
+            self._poll()          # before start() the quorum state is not loaded yet
 
     def append(self, records: Sequence[Any], epoch: int) -> int:
         """Queue ``records`` for the leader epoch ``epoch``; returns the offset of the last one."""

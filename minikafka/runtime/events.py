@@ -32,8 +32,18 @@ log_truncated          a follower truncated its divergent tail
 segment_rolled         a new log segment was started
 segments_deleted       retention deleted old segments
 recovery               a log was recovered at start-up (truncation, index rebuild)
-node_killed / node_restarted / node_paused / node_resumed
+node_killed / node_stopped / node_restarted / node_paused / node_resumed
 network_isolated / network_healed / latency_changed
+internal_error         an exception escaped node code (a sandbox bug; live driver only)
+group_rebalance        a consumer group starts a rebalance (data: group, generation)
+group_join_completed   every member joined; the leader must send the assignment
+group_stable           the group has its assignment (generation N is Stable)
+group_empty            the last member left
+group_member_removed   a member left, expired or was removed (data: reason)
+group_loaded / group_unloaded / group_load_failed   a coordinator partition was (un)loaded
+group_deleted          DeleteGroups removed a group and its offsets
+offsets_expired        retention removed committed offsets
+controller_registered  a controller announced its listeners (KIP-919)
 ====================== ====================================================
 """
 

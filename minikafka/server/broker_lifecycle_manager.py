@@ -40,6 +40,19 @@ if TYPE_CHECKING:
 RECOVERY_HEARTBEAT_MS = 10        # how soon to heartbeat again while catching up
 
 
+def new_incarnation_id(node) -> Uuid:
+    """A fresh id for this process start.
+
+    Kafka draws a random Uuid.  The sandbox draws it from the node's seeded RNG
+    mixed with how much metadata log the node found on disk, so a node started
+    again on the same directory (even by a new `Cluster` with the same seed)
+    never presents the incarnation id of its previous life.
+    """
+    import random
+    found = node.metadata_log.end_offset
+    return Uuid.random(random.Random(f"{node.rng.getrandbits(64)}:{found}"))
+
+
 class BrokerState(enum.Enum):
     NOT_RUNNING = "NOT_RUNNING"
     STARTING = "STARTING"
@@ -54,7 +67,7 @@ class BrokerLifecycleManager:
         self.broker = broker
         self.node = broker.node
         self.state = BrokerState.NOT_RUNNING
-        self.incarnation_id = Uuid.random(self.node.rng)   # new for every process start
+        self.incarnation_id = new_incarnation_id(self.node)   # new for every process start
         self.broker_epoch = -1                     # from the controller's RegisterBrokerRecord
         self.previous_broker_epoch = previous_broker_epoch  # from .kafka_cleanshutdown, if clean
         self.ready_to_unfence = False              # set once logs are loaded and metadata caught up

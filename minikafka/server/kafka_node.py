@@ -39,6 +39,7 @@ from minikafka.raft.quorum_state_store import FileQuorumStateStore
 from minikafka.runtime.node import Envelope, Node
 from minikafka.server.fetch import FetchRequest
 from minikafka.server.node_config import NodeConfig
+from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
 from minikafka.storage.meta_properties import MetaProperties
 
 
@@ -56,8 +57,9 @@ def parse_properties(text: str) -> dict[str, str]:
 
 
 class KafkaNode(Node):
-    def __init__(self, config: NodeConfig, rng: random.Random):
+    def __init__(self, config: NodeConfig, rng: random.Random, now: int = 0):
         super().__init__(config.node_id, rng)
+        self.now = now                    # loading the logs below may note recovery events
         self.config = config
         self.kafka_config = KafkaConfig(parse_properties(config.server_properties()))
         data_dir = str(config.data_dir)
@@ -65,6 +67,9 @@ class KafkaNode(Node):
         meta.verify(data_dir, config.cluster_id, config.node_id)
         self.directory_id = meta.directory_id
         self.metadata_log = KafkaMetadataLog.open(data_dir, lambda: self.now, self.emit)
+        if not config.is_broker:
+            # a broker's LogManager consumes the marker; a controller-only node does it here
+            CleanShutdownFileHandler(data_dir).delete()
         store = FileQuorumStateStore.in_partition_dir(self.metadata_log._log.dir_path)
         voters = {vid: str(endpoint) for vid, endpoint in config.voters.items()}
         self.raft = KafkaRaftClient(self, voters, self.metadata_log, store, config.timing,
@@ -110,13 +115,19 @@ class KafkaNode(Node):
     @property
     def controller_incarnation(self):
         if not hasattr(self, "_controller_incarnation"):
-            from minikafka.common.uuid import Uuid
-            self._controller_incarnation = Uuid.random(self.rng)
+            from minikafka.server.broker_lifecycle_manager import new_incarnation_id
+            self._controller_incarnation = new_incarnation_id(self)
         return self._controller_incarnation
 
-    def shutdown(self, done: Callable[[], None]) -> None:
-        """Graceful stop: controlled shutdown of the broker role, then the raft client."""
+    def shutdown(self, done: Callable[[], None], resign: bool = True) -> None:
+        """Graceful stop: controlled shutdown of the broker role, then the raft client.
+
+        ``resign=False`` skips handing leadership over (the whole cluster is stopping).
+        """
         def after_broker() -> None:
+            if not resign:
+                self._finish_stop(done)
+                return
             self.raft.shutdown(on_complete=lambda timed_out: self._finish_stop(done))
         if self.broker is not None:
             self.broker.begin_controlled_shutdown(after_broker)
@@ -125,6 +136,8 @@ class KafkaNode(Node):
 
     def _finish_stop(self, done: Callable[[], None]) -> None:
         self.metadata_log.close()
+        if self.broker is None:
+            CleanShutdownFileHandler(str(self.config.data_dir)).write(-1)
         self.stopped = True
         done()
 

@@ -66,7 +66,7 @@ def test_partition_changed_event_text(h):
     h.events()
     keep_alive(h, 1, 3)
     texts = [e.text for e in h.events("partition_changed")]
-    assert texts == ["orders-0 leader 1 -> 1, epoch 0 -> 0, ISR [1,2,3] -> [1,3]",
+    assert texts == ["orders-0 ISR [1,2,3] -> [1,3] (leader 1, epoch 0)",
                      "orders-1 leader 2 -> 3, epoch 0 -> 1, ISR [2,3,1] -> [3,1]"]
 
 

@@ -40,7 +40,7 @@ def sim_pair():
     events = EventLog()
     nodes = {}
 
-    def factory(node_id, incarnation):
+    def factory(node_id, incarnation, now):
         nodes[node_id] = Ping(node_id, 2 if node_id == 1 else 1)
         return nodes[node_id]
     driver = SimulatedDriver(factory, events, base_latency_ms=5)
@@ -122,7 +122,7 @@ def test_live_driver_runs_the_same_node_code():
     events = EventLog()
     nodes = {}
 
-    def factory(node_id, incarnation):
+    def factory(node_id, incarnation, now):
         nodes[node_id] = Ping(node_id, 2 if node_id == 1 else 1)
         return nodes[node_id]
     driver = LiveDriver(factory, events)

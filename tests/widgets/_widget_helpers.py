@@ -167,3 +167,19 @@ class FakeCluster:
         for n in self._snapshot.nodes:
             self.replace_node(n.node_id, isolated=False)
         self.emit("network_healed", "network healed")
+
+
+def failure_states() -> ClusterSnapshot:
+    """Every node state, a leaderless partition and a reassignment in one snapshot."""
+    return make_snapshot(
+        [node(1001, ("controller",), raft_role="leader", raft_epoch=2),
+         node(1002, ("controller",), process="dead", raft_role=None),
+         node(1003, ("controller",), isolated=True, raft_role="leader", raft_epoch=1),
+         node(1, process="dead", registration="unfenced"),
+         node(2, registration="fenced"),
+         node(3, process="paused"),
+         node(4, isolated=True, registration="fenced"),
+         node(5, registration="controlled_shutdown")],
+        [topic("orders", [((1, 2, 3), (2, 3), 2), ((2, 3, 4), (2,), None)]),
+         topic("payments", [((1, 5), (1,), 1)], adding=(5,), removing=(1,))],
+        voters=(1001, 1002, 1003), epoch=2)

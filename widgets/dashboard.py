@@ -1,0 +1,54 @@
+"""`Dashboard`: the live diagram beside the failure panel and its event log.
+
+Theory of operation
+-------------------
+A lesson about failures wants three things in one glance: the picture of
+the cluster (`TopologyView`), the buttons that break it and the log of what
+the cluster did about it (`FailurePanel`, which holds the `EventLogView`).
+`Dashboard` lays them out side by side, the diagram taking the larger share
+of the width, and closes them together.
+
+Its ``repr`` is as deterministic as its parts' (nbval compares it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import ipywidgets
+
+from widgets.failure_panel import FailurePanel
+from widgets.topology_model import DEFAULT_MAX_PARTITIONS
+from widgets.topology_view import TopologyView
+
+
+class Dashboard(ipywidgets.HBox):
+    """Diagram (left) and failure panel with event log (right) for ``cluster``."""
+
+    def __init__(self, cluster: Any, *, topics: Iterable[str] | str | None = None,
+                 show_internal: bool = False, max_partitions: int = DEFAULT_MAX_PARTITIONS,
+                 offsets: bool = False, min_interval_s: float = 0.1, history: int = 20):
+        self.view = TopologyView(cluster, topics=topics, show_internal=show_internal,
+                                 max_partitions=max_partitions, offsets=offsets,
+                                 min_interval_s=min_interval_s)
+        self.panel = FailurePanel(cluster, history=history)
+        self.view.layout.flex = "3 1 0%"
+        self.panel.layout.flex = "2 1 0%"
+        super().__init__(children=[self.view, self.panel],
+                         layout=ipywidgets.Layout(width="100%", align_items="flex-start"))
+
+    @property
+    def buttons(self) -> dict:
+        """The panel's buttons, e.g. ``dashboard.buttons[("kill", 2)]``."""
+        return self.panel.buttons
+
+    def close(self) -> None:
+        # Widget.__del__ calls close(), also on a Dashboard whose __init__ failed.
+        for part in (getattr(self, "view", None), getattr(self, "panel", None)):
+            if part is not None:
+                part.close()
+        super().close()
+
+    def __repr__(self) -> str:
+        return f"Dashboard(nodes={self.panel.node_ids!r})"

@@ -1,0 +1,101 @@
+"""`EventLogView`: the cluster's event log as a scrolling, append-only pane.
+
+Theory of operation
+-------------------
+Each `ClusterEvent` becomes one line, ``HH:MM:SS.mmm  <text>`` (UTC time of
+the event on the node's clock, then the engine's one-sentence description,
+e.g. ``orders-1 leader 2 -> 3, epoch 1 -> 2, ISR [2,3,1] -> [3,1]``).
+
+The pane is an ``ipywidgets.Output`` written only with ``append_stdout``,
+which updates the widget's ``outputs`` trait: safe from the cluster's thread
+(ipykernel >= 7.0.1) and invisible to nbval, unlike ``with output:`` which
+would leak into whatever cell is running.  A lock serialises appends
+because the live driver's loop thread and the kernel thread (simulated
+driver, fault verbs) may both deliver events.
+
+On creation the pane shows the last ``history`` events already in the log,
+then follows new ones.  It subscribes *before* reading the history and
+drops events it has already shown (by sequence number), so none is lost or
+doubled in between.  The pane keeps at most ``max_lines`` lines; past that
+the oldest half is dropped in one step (so the trim is rare).
+
+Simplified: no filtering UI; pass ``kinds`` to show only some event kinds.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from datetime import datetime, timezone
+
+import ipywidgets
+
+from minikafka.runtime.events import ClusterEvent, EventLog
+
+
+def format_event(event: ClusterEvent) -> str:
+    """``00:00:03.120  broker 2 fenced ...``: the event's UTC time of day and its text."""
+    moment = datetime.fromtimestamp(event.time_ms // 1000, tz=timezone.utc)
+    return f"{moment:%H:%M:%S}.{event.time_ms % 1000:03d}  {event.text}"
+
+
+class EventLogView(ipywidgets.Output):
+    """Follows ``events`` (an `EventLog`); see the module docstring."""
+
+    def __init__(self, events: EventLog, *, history: int = 20, max_lines: int = 500,
+                 kinds: Iterable[str] | None = None, height: str = "16em"):
+        if max_lines < 2:
+            raise ValueError(f"max_lines must be at least 2, got {max_lines!r}")
+        super().__init__(layout=ipywidgets.Layout(height=height, overflow="auto",
+                                                  border="1px solid #bdbdbd"))
+        self._kinds = frozenset(kinds) if kinds is not None else None
+        self._max_lines = max_lines
+        self._lock = threading.Lock()
+        self.shown_seq = 0              # highest event seq already on screen
+        self.lines: list[str] = []      # the pane's text, one entry per event (for tests)
+        with self._lock:
+            self._unsubscribe = events.subscribe(self._on_event)
+            past = [e for e in events.since(0) if self._wanted(e)]
+            for event in past[-history:] if history > 0 else []:
+                self._append(event)
+            if past:
+                self.shown_seq = max(self.shown_seq, past[-1].seq)
+
+    def _wanted(self, event: ClusterEvent) -> bool:
+        return self._kinds is None or event.kind in self._kinds
+
+    def _on_event(self, event: ClusterEvent) -> None:
+        if not self._wanted(event):
+            return
+        with self._lock:
+            if event.seq > self.shown_seq:
+                self._append(event)
+
+    def _append(self, event: ClusterEvent) -> None:
+        """Caller holds the lock."""
+        line = format_event(event)
+        if len(self.lines) >= self._max_lines:
+            keep = self._max_lines // 2
+            self.lines = self.lines[-keep:]
+            self.outputs = self.outputs[-keep:]
+        self.lines.append(line)
+        self.append_stdout(line + "\n")
+        self.shown_seq = max(self.shown_seq, event.seq)
+
+    @property
+    def text(self) -> str:
+        """Everything the pane shows, as one string."""
+        with self._lock:
+            return "".join(line + "\n" for line in self.lines)
+
+    def stop(self) -> None:
+        """Stop following the event log (the pane keeps its lines)."""
+        self._unsubscribe()
+
+    def close(self) -> None:
+        self.stop()
+        super().close()
+
+    def __repr__(self) -> str:
+        kinds = "all" if self._kinds is None else sorted(self._kinds)
+        return f"EventLogView(kinds={kinds!r})"

@@ -1,0 +1,129 @@
+"""`FailurePanel`: buttons that break the cluster, and the log of what followed.
+
+Theory of operation
+-------------------
+One row per node with five buttons, each calling the cluster facade's fault
+verb of the same name (the verbs the tests and the simulation use too):
+
+* ``kill(node_id)``     the process dies at once (like ``kill -9``); its data
+  directory stays;
+* ``restart(node_id)``  a killed node starts again from its data directory;
+* ``pause(node_id)``    the process is frozen (like ``SIGSTOP``); messages to
+  it queue up and it sends no heartbeats;
+* ``resume(node_id)``   a paused process continues;
+* ``isolate(node_id)``  a network partition cuts the node off from every
+  other node (clients can still reach it);
+
+plus one ``heal()`` button that removes every network partition.
+
+Buttons carry deterministic descriptions ("Kill broker 2", "Heal network")
+and tooltips, and are reachable as ``panel.buttons[("kill", 2)]`` (and
+``panel.buttons[("heal", None)]``), so a headless test calls ``.click()``
+and a browser test finds them by their text.
+
+A verb that fails (killing a dead node, resuming one that is not paused)
+never raises into the kernel: the panel's status line shows the error, and
+``panel.last_error`` keeps it.  Below the buttons an `EventLogView` shows
+what the cluster did in response.
+
+Names follow the driver: "broker 2", "controller 1001", and "node 1" for a
+combined broker+controller node.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Callable
+
+import ipywidgets
+
+from widgets.event_log_view import EventLogView
+
+VERBS = ("kill", "restart", "pause", "resume", "isolate")
+
+_TOOLTIPS = {
+    "kill": "Stop {name} abruptly, like kill -9; its data directory stays on disk",
+    "restart": "Start {name} again from its data directory (log recovery, then it registers "
+               "with the controller)",
+    "pause": "Freeze {name}'s process, like SIGSTOP: it sends no heartbeats and messages to "
+             "it queue up",
+    "resume": "Let {name}'s paused process continue, like SIGCONT",
+    "isolate": "Cut {name} off from every other node with a network partition (clients can "
+               "still reach it)",
+}
+_BUTTON_STYLES = {"kill": "danger", "restart": "success", "pause": "warning", "resume": "info",
+                  "isolate": "warning"}
+HEAL_DESCRIPTION = "Heal network"
+
+
+def node_name(node_id: int, broker_ids: set[int], controller_ids: set[int]) -> str:
+    """``broker 2``, ``controller 1001`` or ``node 1`` (both roles), as the driver says."""
+    if node_id in broker_ids and node_id in controller_ids:
+        return f"node {node_id}"
+    return f"{'broker' if node_id in broker_ids else 'controller'} {node_id}"
+
+
+class FailurePanel(ipywidgets.VBox):
+    """Fault buttons for every node of ``cluster`` plus its event log."""
+
+    def __init__(self, cluster: Any, *, show_log: bool = True, history: int = 20,
+                 log_height: str = "16em"):
+        self._cluster = cluster
+        brokers, controllers = set(cluster.broker_ids), set(cluster.controller_ids)
+        # Brokers first (what most lessons break), then dedicated controllers.
+        self.node_ids = sorted(brokers) + sorted(controllers - brokers)
+        self.buttons: dict[tuple[str, int | None], ipywidgets.Button] = {}
+        self.status = ipywidgets.HTML()             # result of the last button, in words
+        self.last_error: str | None = None          # the last verb's error message, if it failed
+        rows = [self._node_row(n, node_name(n, brokers, controllers)) for n in self.node_ids]
+        heal = self._button(("heal", None), HEAL_DESCRIPTION,
+                            "Remove every network partition: all nodes can talk again",
+                            "info", lambda: cluster.heal())
+        children: list[ipywidgets.Widget] = [*rows, ipywidgets.HBox([heal]), self.status]
+        self.event_log: EventLogView | None = None
+        if show_log:
+            self.event_log = EventLogView(cluster.events, history=history, height=log_height)
+            children += [ipywidgets.HTML("<b>Cluster events</b>"), self.event_log]
+        super().__init__(children=children)
+
+    def _node_row(self, node_id: int, name: str) -> ipywidgets.HBox:
+        label = ipywidgets.Label(name, layout=ipywidgets.Layout(width="9em"))
+        buttons = [
+            self._button((verb, node_id), f"{verb.capitalize()} {name}",
+                         _TOOLTIPS[verb].format(name=name), _BUTTON_STYLES[verb],
+                         self._verb_call(verb, node_id))
+            for verb in VERBS
+        ]
+        return ipywidgets.HBox([label, *buttons])
+
+    def _verb_call(self, verb: str, node_id: int) -> Callable[[], Any]:
+        return lambda: getattr(self._cluster, verb)(node_id)
+
+    def _button(self, key: tuple[str, int | None], description: str, tooltip: str,
+                style: str, action: Callable[[], Any]) -> ipywidgets.Button:
+        button = ipywidgets.Button(description=description, tooltip=tooltip, button_style=style,
+                                   layout=ipywidgets.Layout(width="auto"))
+        button.on_click(lambda _button: self._run(description, action))
+        self.buttons[key] = button
+        return button
+
+    def _run(self, description: str, action: Callable[[], Any]) -> None:
+        """Call the verb; show its error in the panel instead of raising it."""
+        try:
+            action()
+        except Exception as exc:      # shown to the learner, never raised into the kernel
+            self.last_error = f"{description} failed: {str(exc) or type(exc).__name__}"
+            self.status.value = (f'<span style="color:#b71c1c">'
+                                 f"{html.escape(self.last_error)}</span>")
+            return
+        self.last_error = None
+        self.status.value = f"{html.escape(description)}: done"
+
+    def close(self) -> None:
+        """Stop following the event log and close the widgets."""
+        if self.event_log is not None:
+            self.event_log.close()
+        super().close()
+
+    def __repr__(self) -> str:
+        return f"FailurePanel(nodes={self.node_ids!r})"
