@@ -17,7 +17,7 @@ Widgets (ipywidgets; safe to update from the cluster's thread):
 * `TopologyView(cluster)`: the diagram, redrawn on every cluster event;
 * `FailurePanel(cluster)`: fault buttons per node plus the event log;
 * `EventLogView(cluster.events)`: the event log alone;
-* `Dashboard(cluster)`: diagram and panel side by side.
+* `Dashboard(cluster)`: the diagram above the buttons and the event log.
 """
 
 from widgets.dashboard import Dashboard

@@ -1,12 +1,13 @@
-"""`Dashboard`: the live diagram beside the failure panel and its event log.
+"""`Dashboard`: the live diagram above the failure buttons and the event log.
 
 Theory of operation
 -------------------
 A lesson about failures wants three things in one glance: the picture of
 the cluster (`TopologyView`), the buttons that break it and the log of what
 the cluster did about it (`FailurePanel`, which holds the `EventLogView`).
-`Dashboard` lays them out side by side, the diagram taking the larger share
-of the width, and closes them together.
+`Dashboard` stacks them: the diagram on top at full width (five brokers
+with twenty partitions need it to stay legible), and below it the buttons
+beside the event log.  It closes them together.
 
 Its ``repr`` is as deterministic as its parts' (nbval compares it).
 """
@@ -23,8 +24,8 @@ from widgets.topology_model import DEFAULT_MAX_PARTITIONS
 from widgets.topology_view import TopologyView
 
 
-class Dashboard(ipywidgets.HBox):
-    """Diagram (left) and failure panel with event log (right) for ``cluster``."""
+class Dashboard(ipywidgets.VBox):
+    """Diagram (top), failure buttons and event log (below, side by side) for ``cluster``."""
 
     def __init__(self, cluster: Any, *, topics: Iterable[str] | str | None = None,
                  show_internal: bool = False, max_partitions: int = DEFAULT_MAX_PARTITIONS,
@@ -32,11 +33,8 @@ class Dashboard(ipywidgets.HBox):
         self.view = TopologyView(cluster, topics=topics, show_internal=show_internal,
                                  max_partitions=max_partitions, offsets=offsets,
                                  min_interval_s=min_interval_s)
-        self.panel = FailurePanel(cluster, history=history)
-        self.view.layout.flex = "3 1 0%"
-        self.panel.layout.flex = "2 1 0%"
-        super().__init__(children=[self.view, self.panel],
-                         layout=ipywidgets.Layout(width="100%", align_items="flex-start"))
+        self.panel = FailurePanel(cluster, history=history, log_beside=True)
+        super().__init__(children=[self.view, self.panel], layout=ipywidgets.Layout(width="100%"))
 
     @property
     def buttons(self) -> dict:

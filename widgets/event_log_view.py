@@ -90,7 +90,9 @@ class EventLogView(ipywidgets.Output):
 
     def stop(self) -> None:
         """Stop following the event log (the pane keeps its lines)."""
-        self._unsubscribe()
+        unsubscribe = getattr(self, "_unsubscribe", None)   # absent if __init__ failed
+        if unsubscribe is not None:
+            unsubscribe()
 
     def close(self) -> None:
         self.stop()

@@ -23,8 +23,9 @@ and a browser test finds them by their text.
 
 A verb that fails (killing a dead node, resuming one that is not paused)
 never raises into the kernel: the panel's status line shows the error, and
-``panel.last_error`` keeps it.  Below the buttons an `EventLogView` shows
-what the cluster did in response.
+``panel.last_error`` keeps it.  Below the buttons (or beside them, with
+``log_beside=True``) an `EventLogView` shows what the cluster did in
+response.
 
 Names follow the driver: "broker 2", "controller 1001", and "node 1" for a
 combined broker+controller node.
@@ -66,8 +67,8 @@ def node_name(node_id: int, broker_ids: set[int], controller_ids: set[int]) -> s
 class FailurePanel(ipywidgets.VBox):
     """Fault buttons for every node of ``cluster`` plus its event log."""
 
-    def __init__(self, cluster: Any, *, show_log: bool = True, history: int = 20,
-                 log_height: str = "16em"):
+    def __init__(self, cluster: Any, *, show_log: bool = True, log_beside: bool = False,
+                 history: int = 20, log_height: str = "16em"):
         self._cluster = cluster
         brokers, controllers = set(cluster.broker_ids), set(cluster.controller_ids)
         # Brokers first (what most lessons break), then dedicated controllers.
@@ -79,11 +80,15 @@ class FailurePanel(ipywidgets.VBox):
         heal = self._button(("heal", None), HEAL_DESCRIPTION,
                             "Remove every network partition: all nodes can talk again",
                             "info", lambda: cluster.heal())
-        children: list[ipywidgets.Widget] = [*rows, ipywidgets.HBox([heal]), self.status]
+        controls = ipywidgets.VBox([*rows, ipywidgets.HBox([heal]), self.status])
         self.event_log: EventLogView | None = None
+        children: list[ipywidgets.Widget] = [controls]
         if show_log:
             self.event_log = EventLogView(cluster.events, history=history, height=log_height)
-            children += [ipywidgets.HTML("<b>Cluster events</b>"), self.event_log]
+            log_box = ipywidgets.VBox([ipywidgets.HTML("<b>Cluster events</b>"), self.event_log],
+                                      layout=ipywidgets.Layout(flex="1 1 0%", min_width="20em"))
+            children = [ipywidgets.HBox([controls, log_box])] if log_beside \
+                else [controls, log_box]
         super().__init__(children=children)
 
     def _node_row(self, node_id: int, name: str) -> ipywidgets.HBox:
@@ -121,8 +126,9 @@ class FailurePanel(ipywidgets.VBox):
 
     def close(self) -> None:
         """Stop following the event log and close the widgets."""
-        if self.event_log is not None:
-            self.event_log.close()
+        event_log = getattr(self, "event_log", None)     # absent if __init__ failed
+        if event_log is not None:
+            event_log.close()
         super().close()
 
     def __repr__(self) -> str:

@@ -26,7 +26,6 @@ outputs compare the text form, not the SVG.
 from __future__ import annotations
 
 import html
-import re
 import shutil
 import sys
 import threading
@@ -46,7 +45,6 @@ DOT_MISSING_MESSAGE = (
 )
 
 _reported = threading.Event()        # set once the missing-dot message has been shown
-_SVG_SIZE = re.compile(r'<svg width="[^"]*" height="[^"]*"')
 
 
 class GraphvizNotFound(RuntimeError):
@@ -103,9 +101,9 @@ def topology_html(snapshot: ClusterSnapshot, *, topics: Iterable[str] | str | No
     except GraphvizNotFound:
         return (f'<div class="minikafka-topology"><p><i>{html.escape(DOT_MISSING_MESSAGE)}</i></p>'
                 f"<pre>{text}</pre></div>")
-    # Drop dot's fixed size in points so the picture scales to the output
-    # area; the viewBox keeps the proportions.
-    svg = _SVG_SIZE.sub('<svg style="max-width:100%;height:auto"', svg, count=1)
+    # Natural size, but shrunk to the output's width when wider (the viewBox
+    # keeps the proportions; the style wins over the height attribute).
+    svg = svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
     return (f'<div class="minikafka-topology">{svg}'
             f"<details><summary>Text version</summary><pre>{text}</pre></details></div>")
 

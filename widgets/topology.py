@@ -14,7 +14,8 @@ Every fact is written as text as well as colour (the state word in each box,
 the mark in each replica row), so the picture reads in grey scale and to a
 screen reader; a legend explains the colours.  Boxes are HTML-like Graphviz
 labels (``shape=plain``); invisible edges only fix the layout (quorum row,
-then rows of at most ``brokers_per_row`` brokers, each left to right by id).
+then rows of at most ``brokers_per_row`` brokers, each left to right by id,
+then the legend).
 
 The function is deterministic: the same snapshot and options give the same
 bytes, so goldens can pin it and nbval can compare it.
@@ -92,28 +93,36 @@ def topology_dot(snapshot: ClusterSnapshot, *, topics: Iterable[str] | str | Non
         '  node [shape=plain, fontname="Helvetica", fontsize=10];',
         "  edge [style=invis];",
     ]
-    top = [f"node_{box.node_id}" for box in topology.controllers]
-    if topology.controllers:
-        lines.append("  subgraph cluster_quorum {")
-        lines.append('    label="KRaft controller quorum"; style="rounded,dashed"; color="#9e9e9e";')
-        lines += [f"    node_{box.node_id} [label=<{_box_label(box, offsets)}>];"
-                  for box in topology.controllers]
-        lines.append("  }")
-    if legend:
-        lines.append(f"  legend [label=<{_legend_label()}>];")
-        top.append("legend")
-    lines += _rank_row(top)
-    rows = _rows([f"node_{box.node_id}" for box in topology.brokers], brokers_per_row)
+    lines += _quorum(topology.controllers, offsets)
     lines += [f"  node_{box.node_id} [label=<{_box_label(box, offsets)}>];"
               for box in topology.brokers]
-    previous = top
-    for row in rows:
+    rows = [[f"node_{box.node_id}" for box in topology.controllers]]
+    rows += _rows([f"node_{box.node_id}" for box in topology.brokers], brokers_per_row)
+    if legend:
+        # Below the brokers, so the picture is as wide as its widest row of
+        # boxes, not boxes plus legend.
+        lines.append(f"  legend [label=<{_legend_label()}>];")
+        rows.append(["legend"])
+    previous: list[str] = []
+    for row in (r for r in rows if r):
         lines += _rank_row(row)
         if previous:
-            lines.append(f"  {previous[0]} -> {row[0]};")
+            # Middle to middle, so each row sits centred under the one above.
+            lines.append(f"  {previous[len(previous) // 2]} -> {row[len(row) // 2]};")
         previous = row
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _quorum(controllers: tuple[NodeBox, ...], offsets: bool) -> list[str]:
+    """The dedicated controllers, framed as the KRaft quorum."""
+    if not controllers:
+        return []
+    return ["  subgraph cluster_quorum {",
+            '    label="KRaft controller quorum"; style="rounded,dashed"; color="#9e9e9e";',
+            *[f"    node_{box.node_id} [label=<{_box_label(box, offsets)}>];"
+              for box in controllers],
+            "  }"]
 
 
 def _rows(names: list[str], per_row: int) -> list[list[str]]:

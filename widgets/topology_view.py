@@ -63,7 +63,11 @@ class TopologyView(ipywidgets.VBox):
         # Subscribe before the first draw: an event in between then causes
         # one more redraw instead of being missed.
         self._unsubscribe = cluster.events.subscribe(self._on_event)
-        self._redraw()
+        try:
+            self._redraw()
+        except Exception:
+            self.stop()             # bad options or no snapshot: leave no thread behind
+            raise
 
     # ------------------------------------------------------------------ drawing
     def _on_event(self, event: ClusterEvent) -> None:
@@ -107,8 +111,11 @@ class TopologyView(ipywidgets.VBox):
     # ------------------------------------------------------------------ lifecycle
     def stop(self) -> None:
         """Stop following the cluster: unsubscribe and end the redraw thread."""
-        self._unsubscribe()
-        self._worker.close()
+        # getattr: Widget.__del__ calls close() even when __init__ failed half-way.
+        if getattr(self, "_unsubscribe", None) is not None:
+            self._unsubscribe()
+        if getattr(self, "_worker", None) is not None:
+            self._worker.close()
 
     def close(self) -> None:
         """Stop following the cluster and close the widget."""

@@ -121,6 +121,7 @@ class FetchRequest:
     fetch_offset: int
     last_fetched_epoch: int      # epoch of the batch just before fetch_offset (0 for an empty log)
     replica_directory_id: Uuid = Uuid.ZERO  # the fetcher's metadata log directory id
+    high_watermark: int = 2**63 - 1   # Fetch v17 (KAFKA-14145): the fetcher's known HW (-1 unknown; max: not sent)
 
 
 @dataclass(frozen=True, slots=True)

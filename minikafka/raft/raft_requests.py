@@ -155,8 +155,9 @@ class RaftRequestHandlers:
             return
         now = self.node.now
         response = self._try_complete_fetch(request, now)
+        stale_high_watermark = response.high_watermark > request.high_watermark  # KAFKA-14145
         if response.error_code or response.records or request.max_wait_ms == 0 \
-                or response.diverging_epoch is not None:
+                or response.diverging_epoch is not None or stale_high_watermark:
             self.node.reply(envelope, response)
         else:
             self.purgatory.park(ParkedFetch(envelope, request, now + request.max_wait_ms, response))
@@ -175,9 +176,25 @@ class RaftRequestHandlers:
             if state.update_replica_state(request.replica_id, request.replica_directory_id, now,
                                           request.fetch_offset):
                 self.log.update_high_watermark(state.high_watermark)
+                self._complete_parked_on_high_watermark(state)
         high_watermark = -1 if state.high_watermark is None else state.high_watermark
         return FetchResponse(Errors.NONE.code, high_watermark, self.log.start_offset, leader,
                              diverging, records)
+
+    def _complete_parked_on_high_watermark(self: "KafkaRaftClient", state: LeaderState) -> None:
+        """KAFKA-14145 (Kafka 4.1): a higher high watermark completes parked fetches at once,
+        so followers and observers (the brokers) learn what is committed without waiting
+        out their long poll."""
+        leader = LeaderIdAndEpoch(self.node_id, state.epoch)
+        for parked in self.purgatory.take_all():
+            request = parked.request
+            if self._validate_leader_only(request.current_leader_epoch) is not None:
+                self.node.reply(parked.envelope, parked.empty_response)
+                continue
+            records = tuple(self.log.read(request.fetch_offset, MAX_BATCHES_PER_FETCH))
+            self.node.reply(parked.envelope, FetchResponse(
+                Errors.NONE.code, state.high_watermark, self.log.start_offset, leader, None,
+                records))
 
     def _diverging_epoch(self: "KafkaRaftClient", offset: int, epoch: int) -> EpochEndOffset | None:
         """Kafka's ``ReplicatedLog.validateOffsetAndEpoch`` (no snapshots): None when valid."""

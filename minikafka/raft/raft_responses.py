@@ -72,9 +72,10 @@ class RaftResponseHandlers:
         return _earliest(*waits)
 
     def _fetch_request(self: "KafkaRaftClient") -> FetchRequest:
+        known = self.quorum.high_watermark
         return FetchRequest(self.cluster_id, self.node_id, self.fetch_max_wait_ms,
                             self.quorum.epoch, self.log.end_offset, self.log.last_fetched_epoch,
-                            self.directory_id)
+                            self.directory_id, -1 if known is None else known)
 
     def _fetch_from_leader(self: "KafkaRaftClient", state: FollowerState, now: int) -> int | None:
         leader = state.leader_id

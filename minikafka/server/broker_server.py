@@ -35,6 +35,7 @@ from minikafka.controller.requests import Feature, Listener
 from minikafka.metadata.image import ConfigResource
 from minikafka.runtime.node import RequestTimedOut
 from minikafka.server.alter_partition_manager import AlterPartitionManager
+from minikafka.server.auto_topic_creation_manager import AutoTopicCreationManager
 from minikafka.server.broker_lifecycle_manager import BrokerLifecycleManager, BrokerState
 from minikafka.server.broker_metadata_publisher import BrokerMetadataPublisher
 from minikafka.server.group_coordinator_adapter import GroupCoordinatorAdapter
@@ -69,6 +70,7 @@ class BrokerServer:
         self.alter_partition_manager = AlterPartitionManager(self)
         self.producer_ids = ProducerIdManager(self)
         self.groups = GroupCoordinatorAdapter(self)
+        self.auto_topic_creation = AutoTopicCreationManager(self)
         self.lifecycle.on_caught_up = self._on_caught_up
         self.shutdown_callback: Callable[[], None] | None = None
 

@@ -148,3 +148,38 @@ class DelayedFetch(DelayedOperation):
 
     def on_expiration(self, now: int) -> None:
         self.complete()
+
+
+class DelayedDeleteRecords(DelayedOperation):
+    """DeleteRecords: done when every partition's low watermark reached its requested offset.
+
+    ``check(tp, offset)`` gives (done, error, low watermark); a partition still short of
+    its offset at the deadline answers REQUEST_TIMED_OUT with the low watermark it had.
+    """
+
+    def __init__(self, required_offsets: dict[TopicPartition, int], results: dict,
+                 check: Callable[[TopicPartition, int], tuple[bool, object, int]],
+                 respond: Callable[[dict], None]):
+        super().__init__(list(required_offsets))
+        self.required_offsets = required_offsets   # partition -> offset the low watermark must reach
+        self.results = results                      # partition -> mutable result (error, low_watermark)
+        self.check = check
+        self.respond = respond
+        self.pending = set(required_offsets)        # partitions still waiting
+
+    def try_complete(self, now: int) -> bool:
+        for tp in list(self.pending):
+            done, error, low_watermark = self.check(tp, self.required_offsets[tp])
+            if done:
+                self.pending.discard(tp)
+                self.results[tp].error, self.results[tp].low_watermark = error, low_watermark
+        if not self.pending and self.force_complete(now, expired=False):
+            self.respond(self.results)
+            return True
+        return False
+
+    def on_expiration(self, now: int) -> None:
+        from minikafka.common.errors import Errors
+        for tp in self.pending:
+            self.results[tp].error = Errors.REQUEST_TIMED_OUT
+        self.respond(self.results)

@@ -52,10 +52,16 @@ class FetchRequest:
     max_bytes: int                        # response size limit
     partitions: tuple[FetchPartitionRequest, ...]
     isolation_level: int = READ_UNCOMMITTED
+    client_metadata: bool = False         # a v11+ consumer fetch (KIP-392): any replica may serve it
 
     @property
     def is_from_follower(self) -> bool:
         return self.replica_id >= 0
+
+    @property
+    def fetch_only_leader(self) -> bool:
+        """``FetchParams.fetchOnlyLeader``: followers and pre-v11 consumers must fetch from the leader."""
+        return self.is_from_follower or not self.client_metadata
 
 
 @dataclass(frozen=True, slots=True)

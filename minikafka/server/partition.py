@@ -35,12 +35,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from minikafka.common.errors import (Errors, NotEnoughReplicasException,
+from minikafka.common.errors import (Errors, KafkaException, NotEnoughReplicasException,
+                                     OffsetOutOfRangeException, PolicyViolationException,
                                      NotLeaderOrFollowerException)
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
 from minikafka.server.fetch import FetchPartitionData, FetchPartitionRequest
 from minikafka.storage.fetch_data_info import FetchIsolation
+from minikafka.storage.file_records import TimestampAndOffset
 from minikafka.storage.log_append_info import LogAppendInfo
 
 if TYPE_CHECKING:
@@ -208,10 +210,13 @@ class Partition:
 
     def fetch_records(self, request: FetchPartitionRequest, replica_id: int, replica_epoch: int,
                       isolation: FetchIsolation, max_bytes: int, min_one_message: bool,
-                      now: int) -> FetchPartitionData:
-        """Serve one partition of a Fetch on the leader (followers: also track their progress)."""
+                      now: int, fetch_only_leader: bool = True) -> FetchPartitionData:
+        """Serve one partition of a Fetch (followers: also track their progress).
+
+        Only a v11+ consumer fetch (``fetch_only_leader`` False) may be served by a follower.
+        """
         error = self.check_leader_epoch(request.current_leader_epoch)
-        if error is Errors.NONE and (not self.is_leader or self.log is None):
+        if error is Errors.NONE and ((fetch_only_leader and not self.is_leader) or self.log is None):
             error = Errors.NOT_LEADER_OR_FOLLOWER
         if error is not Errors.NONE:
             return self._error_data(request, error)
@@ -244,6 +249,88 @@ class Partition:
         leader = (self.leader_id, self.leader_epoch) if self.leader_id >= 0 else None
         return FetchPartitionData(request.topic, request.partition, error,
                                   current_leader=leader)
+
+    # ------------------------------------------------------------------ offsets (ListOffsets, ...)
+    def local_log_with_epoch_or_throw(self, current_leader_epoch: int, require_leader: bool):
+        """The local log if ``current_leader_epoch`` (-1: unknown) matches and, if required, we lead."""
+        error = self.check_leader_epoch(current_leader_epoch)
+        if error is Errors.NONE and ((require_leader and not self.is_leader) or self.log is None):
+            error = Errors.NOT_LEADER_OR_FOLLOWER
+        if error is not Errors.NONE:
+            raise error.exception(
+                f"Failed to find {'leader ' if require_leader else ''}log for partition "
+                f"{self.topic_partition} with leader epoch {current_leader_epoch}. The current leader "
+                f"is {self.leader_id} and the current epoch {self.leader_epoch}")
+        return self.log
+
+    def fetch_offset_for_timestamp(self, timestamp: int, isolation_level: int | None,
+                                   current_leader_epoch: int = -1,
+                                   fetch_only_from_leader: bool = True) -> TimestampAndOffset | None:
+        """ListOffsets (``-2`` earliest, ``-1`` latest, ``-3`` max timestamp, or a time).
+
+        ``isolation_level`` is None for a replica's request, 0/1 for a client's.  A client asking a
+        new leader whose high watermark has not yet reached the start of its epoch gets
+        OFFSET_NOT_AVAILABLE for "latest" and for answers at or beyond the fetchable end.
+        """
+        log = self.local_log_with_epoch_or_throw(current_leader_epoch, fetch_only_from_leader)
+        last_fetchable = (log.log_end_offset if isolation_level is None else
+                          log.last_stable_offset if isolation_level == 1 else log.high_watermark)
+        lagging: KafkaException | None = None
+        start = self.leader_epoch_start_offset
+        if isolation_level is not None and self.is_leader and start > log.high_watermark:
+            epoch = f"epoch {current_leader_epoch}" if current_leader_epoch >= 0 else "unknown epoch"
+            lagging = Errors.OFFSET_NOT_AVAILABLE.exception(
+                f"Failed to fetch offsets for partition {self.topic_partition} with leader {epoch} as "
+                f"this partition's high watermark ({log.high_watermark}) is lagging behind the start "
+                f"offset from the beginning of this epoch ({start}).")
+        if timestamp == -1:
+            if lagging is not None:
+                raise lagging
+            return TimestampAndOffset(-1, last_fetchable, self.leader_epoch)
+        found = log.fetch_offset_by_timestamp(timestamp)
+        if timestamp in (-2, -4):
+            return found
+        if found is None or found.offset >= last_fetchable:
+            if lagging is not None:
+                raise lagging
+            return None                              # "no such offset": -1/-1 in the response
+        return found
+
+    def last_offset_for_leader_epoch(self, current_leader_epoch: int, leader_epoch: int,
+                                     fetch_only_from_leader: bool = True) -> tuple[Errors, int, int]:
+        """OffsetForLeaderEpoch: (error, epoch, end offset) -- the end of the largest epoch <= asked."""
+        try:
+            log = self.local_log_with_epoch_or_throw(current_leader_epoch, fetch_only_from_leader)
+        except KafkaException as exc:
+            return exc.error, -1, -1
+        epoch, end_offset = log.end_offset_for_epoch(leader_epoch)
+        return Errors.NONE, epoch, end_offset
+
+    def delete_records_on_leader(self, offset: int) -> tuple[int, int]:
+        """DeleteRecords: move the log start offset (-1 = the high watermark); (requested, low watermark)."""
+        if not self.is_leader or self.log is None:
+            raise NotLeaderOrFollowerException(
+                f"Leader not local for partition {self.topic_partition} on broker {self.broker_id}")
+        if "delete" not in self.log.config.cleanup_policy:
+            raise PolicyViolationException(f"Records of partition {self.topic_partition} can not be "
+                                           f"deleted due to the configured policy")
+        converted = self.log.high_watermark if offset == -1 else offset
+        if converted < 0:
+            raise OffsetOutOfRangeException(
+                f"The offset {converted} for partition {self.topic_partition} is not valid")
+        self.log.maybe_increment_log_start_offset(converted, "ClientRecordDeletion")
+        return converted, self.low_watermark_if_leader()
+
+    def low_watermark_if_leader(self) -> int:
+        """The smallest log start offset among the leader and its alive followers."""
+        if not self.is_leader or self.log is None:
+            raise NotLeaderOrFollowerException(
+                f"Leader not local for partition {self.topic_partition} on broker {self.broker_id}")
+        low = self.log.log_start_offset
+        for replica, state in self.remote.items():
+            if self.manager.is_broker_alive(replica) and state.log_start_offset < low:
+                low = state.log_start_offset
+        return low
 
     # ------------------------------------------------------------------ ISR management
     def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, log_start_offset: int,

@@ -28,13 +28,13 @@ throttle in the fetcher.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic_partition import TopicPartition
-from minikafka.server.delayed_operations import (DelayedFetch, DelayedOperationPurgatory,
-                                                 DelayedProduce)
+from minikafka.server.delayed_operations import (DelayedDeleteRecords, DelayedFetch,
+                                                 DelayedOperationPurgatory, DelayedProduce)
 from minikafka.server.fetch import (FetchPartitionData, FetchPartitionRequest, FetchRequest,
                                     FetchResponse)
 from minikafka.server.partition import Partition
@@ -46,13 +46,30 @@ if TYPE_CHECKING:
 INTERNAL_TOPICS = {"__consumer_offsets", "__transaction_state", "__share_group_state"}
 
 
+# Append failures Kafka reports without the partition's log start offset (appendToLocalLog).
+_WITHOUT_LOG_START = frozenset({Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_LEADER_OR_FOLLOWER,
+                                Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE,
+                                Errors.CORRUPT_MESSAGE, Errors.KAFKA_STORAGE_ERROR,
+                                Errors.UNKNOWN_TOPIC_ID})
+
+
 @dataclass
 class PartitionProduceResult:
+    """One partition's answer, with Kafka's values: -1 where unknown, and ``error_message`` only
+    for record validation failures (the only errors Kafka sends with a message)."""
+
     error: Errors = Errors.NONE
     base_offset: int = -1
     log_append_time: int = -1
     log_start_offset: int = -1
     error_message: str | None = None
+    record_errors: list[tuple[int, str | None]] = field(default_factory=list)  # (batch index, message)
+
+
+@dataclass
+class DeleteRecordsResult:
+    error: Errors = Errors.NONE
+    low_watermark: int = -1                           # smallest log start offset among alive replicas
 
 
 class ReplicaManager:
@@ -64,6 +81,7 @@ class ReplicaManager:
         self.partitions: dict[TopicPartition, Partition] = {}
         self.produce_purgatory = DelayedOperationPurgatory("Produce", self.node)
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", self.node)
+        self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", self.node)
         self.max_lag_ms = broker.timing.ms("replica.lag.time.max.ms")
         self.fetcher_manager = None                   # set by BrokerServer (needs this object)
 
@@ -149,8 +167,7 @@ class ReplicaManager:
     def _append_one(self, tp: TopicPartition, records: bytes, required_acks: int,
                     result: PartitionProduceResult, internal: bool):
         if tp.topic in INTERNAL_TOPICS and not internal:
-            result.error = Errors.INVALID_TOPIC_EXCEPTION
-            result.error_message = f"Cannot append to internal topic {tp.topic}"
+            result.error = Errors.INVALID_TOPIC_EXCEPTION     # "Cannot append to internal topic <t>"
             return None
         partition = self.partitions.get(tp)
         if partition is None:
@@ -159,14 +176,24 @@ class ReplicaManager:
             return None
         try:
             info = partition.append_records_to_leader(records, required_acks, self.now)
-        except KafkaException as exc:
-            result.error, result.error_message = exc.error, exc.message
+        except Exception as exc:                        # Kafka catches Throwable here too
+            self._append_failed(partition, exc, result)
             return None
         result.base_offset = info.first_offset
         result.log_append_time = info.log_append_time
         result.log_start_offset = info.log_start_offset
         self.fetch_purgatory.check_and_complete(tp)
         return info
+
+    @staticmethod
+    def _append_failed(partition: Partition, exc: Exception, result: PartitionProduceResult) -> None:
+        result.error = exc.error if isinstance(exc, KafkaException) else Errors.UNKNOWN_SERVER_ERROR
+        record_errors = getattr(exc, "record_errors", None)
+        if record_errors is not None:                   # a RecordValidationException in Kafka
+            result.record_errors = list(record_errors)
+            result.error_message = exc.message
+        if result.error not in _WITHOUT_LOG_START and partition.is_leader and partition.log:
+            result.log_start_offset = partition.log.log_start_offset
 
     def _check_produce(self, tp: TopicPartition, required_offset: int):
         partition = self.partitions.get(tp)
@@ -180,6 +207,7 @@ class ReplicaManager:
     def _wake(self, tp: TopicPartition) -> None:
         self.produce_purgatory.check_and_complete(tp)
         self.fetch_purgatory.check_and_complete(tp)
+        self.delete_records_purgatory.check_and_complete(tp)
 
     # ------------------------------------------------------------------ fetch
     def fetch_messages(self, request: FetchRequest, respond: Callable[[FetchResponse], None]) -> None:
@@ -193,7 +221,8 @@ class ReplicaManager:
         start = {(p.topic, p.partition): p.fetch_offset for p in request.partitions}
 
         def has_enough_data() -> bool:
-            return any(self._readable_end(request, tp) > offset or self._leadership_lost(tp)
+            return any(self._readable_end(request, tp) > offset
+                       or (request.fetch_only_leader and self._leadership_lost(tp))
                        for (tp, offset) in ((TopicPartition(*key), off) for key, off in start.items()))
 
         operation = DelayedFetch([TopicPartition(p.topic, p.partition) for p in request.partitions],
@@ -222,6 +251,8 @@ class ReplicaManager:
             remaining -= len(data.records)
             read_any = read_any or bool(data.records)
             results.append(data)
+            if request.is_from_follower:              # a follower's log start may raise the low watermark
+                self.delete_records_purgatory.check_and_complete(TopicPartition(part.topic, part.partition))
         return results
 
     def _read_partition(self, request: FetchRequest, part: FetchPartitionRequest,
@@ -235,7 +266,8 @@ class ReplicaManager:
             return FetchPartitionData(part.topic, part.partition, error)
         try:
             return partition.fetch_records(part, request.replica_id, request.replica_epoch,
-                                           isolation, max_bytes, min_one_message, self.now)
+                                           isolation, max_bytes, min_one_message, self.now,
+                                           request.fetch_only_leader)
         except KafkaException as exc:
             log = partition.log
             return FetchPartitionData(part.topic, part.partition, exc.error,
@@ -262,6 +294,55 @@ class ReplicaManager:
         self.broker.alter_partition_manager.submit(partition, new_isr, callback)
 
     # ------------------------------------------------------------------ offsets
+    def is_broker_alive(self, broker_id: int) -> bool:
+        return not self.broker.image.is_fenced(broker_id)
+
+    def partition_or_error(self, tp: TopicPartition) -> tuple[Partition | None, Errors]:
+        """``getPartitionOrError``: a hosted partition, else NOT_LEADER_OR_FOLLOWER (the topic exists,
+        this broker holds no replica) or UNKNOWN_TOPIC_OR_PARTITION."""
+        partition = self.partitions.get(tp)
+        if partition is not None:
+            return partition, Errors.NONE
+        return None, (Errors.NOT_LEADER_OR_FOLLOWER if self.broker.partition_exists(tp)
+                      else Errors.UNKNOWN_TOPIC_OR_PARTITION)
+
+    def delete_records(self, timeout_ms: int, offsets: dict[TopicPartition, int],
+                       respond: Callable[[dict[TopicPartition, DeleteRecordsResult]], None]) -> None:
+        """Move log start offsets on the leaders; answer once every low watermark caught up."""
+        results = {tp: DeleteRecordsResult() for tp in offsets}
+        required: dict[TopicPartition, int] = {}
+        for tp, offset in offsets.items():
+            result = results[tp]
+            if tp.topic in INTERNAL_TOPICS:
+                result.error = Errors.INVALID_TOPIC_EXCEPTION    # "Cannot delete records of internal topic"
+                continue
+            partition, result.error = self.partition_or_error(tp)
+            if partition is None:
+                continue
+            try:
+                requested, result.low_watermark = partition.delete_records_on_leader(offset)
+            except KafkaException as exc:
+                result.error = exc.error
+                continue
+            self._wake(tp)
+            if result.low_watermark < requested:
+                required[tp] = requested
+        if not required:
+            respond(results)
+            return
+        operation = DelayedDeleteRecords(required, results, self._check_delete_records, respond)
+        self.delete_records_purgatory.try_complete_else_watch(operation, timeout_ms)
+
+    def _check_delete_records(self, tp: TopicPartition, required_offset: int):
+        partition, error = self.partition_or_error(tp)
+        if partition is None:
+            return True, error, -1
+        try:
+            low_watermark = partition.low_watermark_if_leader()
+        except KafkaException as exc:
+            return True, exc.error, -1
+        return low_watermark >= required_offset, Errors.NONE, low_watermark
+
     def leader_partition(self, tp: TopicPartition, current_leader_epoch: int = -1
                          ) -> tuple[Partition | None, Errors]:
         partition = self.partitions.get(tp)

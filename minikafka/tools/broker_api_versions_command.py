@@ -107,9 +107,9 @@ def format_api_versions(api_versions: Mapping[int, tuple[int, int]]) -> str:
 
 def broker_order(brokers: Iterable[BrokerApiVersions]) -> list[BrokerApiVersions]:
     """The tool's ``HashMap<Node, ...>`` order (brokers arrive from the Metadata answer by id)."""
-    by_id = sorted(brokers, key=lambda b: b.node.id)
-    return keyed_order(by_id, lambda b: node_hash(b.node.host, b.node.id, b.node.port, b.node.rack,
-                                                   b.node.is_fenced))
+    by_node = {b.node: b for b in sorted(brokers, key=lambda b: b.node.id)}
+    ordered = keyed_order(by_node, lambda n: node_hash(n.host, n.id, n.port, n.rack, n.is_fenced))
+    return [by_node[n] for n in ordered]
 
 
 def format_brokers(brokers: Iterable[BrokerApiVersions]) -> ToolOutput:

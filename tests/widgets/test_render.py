@@ -34,8 +34,7 @@ def test_svg_is_deterministic_for_one_graphviz_version():
 @pytest.mark.graphviz
 def test_html_scales_the_svg_and_carries_the_text_version():
     page = topology_html(three_brokers())
-    assert '<svg style="max-width:100%;height:auto"' in page
-    assert 'width="' not in page.split("<svg", 1)[1].split(">", 1)[0]
+    assert '<svg style="max-width:100%;height:auto" width="' in page
     assert "<summary>Text version</summary>" in page
     assert "orders-2  F (out of sync)" in page
 

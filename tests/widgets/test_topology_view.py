@@ -124,3 +124,11 @@ def test_repr_depends_only_on_the_configuration(no_dot, cluster):
         assert view._repr_mimebundle_()["text/plain"] == text
     finally:
         view.close()
+
+
+def test_bad_options_fail_at_once_and_leave_nothing_running(no_dot, cluster):
+    with pytest.raises(ValueError, match="max_partitions must be a positive integer"):
+        TopologyView(cluster, max_partitions=0)
+    assert cluster.events._listeners == []
+    assert not any(t.name == "minikafka-topology-view" and t.is_alive()
+                   for t in threading.enumerate())

@@ -1,0 +1,93 @@
+"""Widget redraw latency: from a cluster event to the redrawn SVG in `TopologyView`.
+
+A fake cluster (the widget tests' `FakeCluster`: the facade's names over a
+synthetic snapshot of 5 brokers, 3 controllers and a 20-partition topic
+with replication factor 3) emits events; the script measures how long the
+view takes until the picture on screen includes each event
+(`TopologyView.wait_drawn`).  Reported, as medians of several runs:
+
+* single event after a quiet spell (the usual case: a button click);
+* the last event of a burst of 50 (a broker fenced: many partition changes);
+* the parts: snapshot -> DOT, DOT -> SVG with ``dot``.
+
+No asserts; the budget the widgets aim for is 200 ms.
+
+    .venv/bin/python benchmarks/bench_widgets.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "widgets"))
+
+from _widget_helpers import FakeCluster, big_cluster  # noqa: E402
+
+from widgets.render import dot_available, dot_to_svg  # noqa: E402
+from widgets.topology import topology_dot  # noqa: E402
+from widgets.topology_view import TopologyView  # noqa: E402
+
+RUNS = 20
+BURST = 50
+INTERVAL_S = 0.1          # TopologyView's default rate limit
+
+
+def single_event_ms(view: TopologyView, cluster: FakeCluster) -> list[float]:
+    samples = []
+    for run in range(RUNS):
+        time.sleep(INTERVAL_S)                 # quiet spell: the next event is drawn at once
+        start = time.perf_counter()
+        event = cluster.emit("broker_fenced", f"broker {run % 5 + 1} fenced", run % 5 + 1)
+        view.wait_drawn(event.seq, 10)
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def burst_ms(view: TopologyView, cluster: FakeCluster) -> list[float]:
+    samples = []
+    for run in range(RUNS // 4):
+        time.sleep(INTERVAL_S)
+        for index in range(BURST):
+            last = cluster.emit("partition_changed", f"orders-{index % 20} ISR changed")
+        start = time.perf_counter()
+        view.wait_drawn(last.seq, 10)
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def parts_ms(cluster: FakeCluster) -> tuple[float, float]:
+    dot_times, svg_times = [], []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        source = topology_dot(cluster.snapshot())
+        dot_times.append((time.perf_counter() - start) * 1000)
+        if dot_available():
+            start = time.perf_counter()
+            dot_to_svg(source)
+            svg_times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(dot_times), statistics.median(svg_times) if svg_times else 0.0
+
+
+def main() -> None:
+    cluster = FakeCluster(big_cluster(brokers=5, partitions=20))
+    view = TopologyView(cluster, min_interval_s=INTERVAL_S)
+    try:
+        single = single_event_ms(view, cluster)
+        burst = burst_ms(view, cluster)
+    finally:
+        view.close()
+    to_dot, to_svg = parts_ms(cluster)
+    renderer = "dot (SVG)" if dot_available() else "text fallback (no dot on PATH)"
+    print(f"renderer: {renderer}; 5 brokers, 3 controllers, 20 partitions, RF 3")
+    print(f"event -> redrawn, single event:     median {statistics.median(single):6.1f} ms, "
+          f"max {max(single):6.1f} ms ({len(single)} runs)")
+    print(f"event -> redrawn, end of {BURST}-burst:  median {statistics.median(burst):6.1f} ms, "
+          f"max {max(burst):6.1f} ms ({len(burst)} runs)")
+    print(f"parts: snapshot -> DOT {to_dot:.1f} ms, DOT -> SVG {to_svg:.1f} ms (medians)")
+
+
+if __name__ == "__main__":
+    main()

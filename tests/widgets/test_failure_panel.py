@@ -1,0 +1,108 @@
+"""The fault buttons (widgets/failure_panel.py), clicked headlessly."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from _widget_helpers import FakeCluster, make_snapshot, node, three_brokers
+from widgets.failure_panel import HEAL_DESCRIPTION, VERBS, FailurePanel, node_name
+
+
+@pytest.fixture
+def cluster():
+    return FakeCluster(three_brokers())
+
+
+def test_one_button_per_verb_and_node_plus_heal(cluster):
+    panel = FailurePanel(cluster)
+    assert set(panel.buttons) == {(verb, n) for verb in VERBS for n in (1, 2, 3, 1001)} | {
+        ("heal", None)}
+    assert panel.node_ids == [1, 2, 3, 1001]
+    assert panel.buttons[("kill", 2)].description == "Kill broker 2"
+    assert panel.buttons[("isolate", 1001)].description == "Isolate controller 1001"
+    assert panel.buttons[("heal", None)].description == HEAL_DESCRIPTION == "Heal network"
+    assert "kill -9" in panel.buttons[("kill", 2)].tooltip
+    assert all(button.tooltip for button in panel.buttons.values())
+    panel.close()
+
+
+def test_descriptions_are_unique_for_browser_tests(cluster):
+    panel = FailurePanel(cluster)
+    descriptions = [button.description for button in panel.buttons.values()]
+    assert len(descriptions) == len(set(descriptions))
+    panel.close()
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_click_calls_the_facade_verb(cluster, verb):
+    if verb == "restart":
+        cluster.replace_node(3, process="dead")
+    if verb == "resume":
+        cluster.replace_node(3, process="paused")
+    panel = FailurePanel(cluster)
+    panel.buttons[(verb, 3)].click()
+    assert cluster.calls == [(verb, 3)]
+    assert panel.last_error is None
+    assert panel.status.value == f"{verb.capitalize()} broker 3: done"
+    panel.close()
+
+
+def test_heal_calls_heal(cluster):
+    panel = FailurePanel(cluster)
+    panel.buttons[("isolate", 1)].click()
+    panel.buttons[("heal", None)].click()
+    assert cluster.calls == [("isolate", 1), ("heal", None)]
+    assert not cluster.snapshot().node(1).isolated
+    panel.close()
+
+
+def test_a_failing_verb_is_shown_not_raised(cluster):
+    panel = FailurePanel(cluster)
+    panel.buttons[("kill", 2)].click()
+    panel.buttons[("kill", 2)].click()              # already dead: the driver refuses
+    assert panel.last_error == "Kill broker 2 failed: node 2 is not running"
+    assert "node 2 is not running" in panel.status.value and "#b71c1c" in panel.status.value
+    panel.buttons[("restart", 2)].click()
+    assert panel.last_error is None and panel.status.value == "Restart broker 2: done"
+    panel.close()
+
+
+def test_the_log_shows_what_the_buttons_caused_and_events_from_threads(cluster):
+    panel = FailurePanel(cluster)
+    panel.buttons[("pause", 1)].click()
+    thread = threading.Thread(target=cluster.emit,
+                              args=("broker_fenced", "broker 1 fenced after its session timed out",
+                                    1))
+    thread.start()
+    thread.join(10)
+    assert [line.split("  ", 1)[1] for line in panel.event_log.lines] == [
+        "broker 1 paused", "broker 1 fenced after its session timed out"]
+    panel.close()
+
+
+def test_panel_without_log(cluster):
+    panel = FailurePanel(cluster, show_log=False)
+    assert panel.event_log is None
+    panel.close()
+
+
+def test_combined_nodes_are_named_node(cluster):
+    combined = FakeCluster(make_snapshot(
+        [node(1, ("broker", "controller"), raft_role="leader", raft_epoch=1), node(2)], [],
+        voters=(1,), leader=1))
+    panel = FailurePanel(combined)
+    assert panel.node_ids == [1, 2]
+    assert panel.buttons[("kill", 1)].description == "Kill node 1"
+    assert panel.buttons[("kill", 2)].description == "Kill broker 2"
+    assert node_name(1001, {1}, {1001}) == "controller 1001"
+    panel.close()
+
+
+def test_repr_is_deterministic(cluster):
+    panel = FailurePanel(cluster)
+    before = panel._repr_mimebundle_()["text/plain"]
+    panel.buttons[("kill", 1)].click()
+    assert panel._repr_mimebundle_()["text/plain"] == before == "FailurePanel(nodes=[1, 2, 3, 1001])"
+    panel.close()
