@@ -90,7 +90,7 @@ def encode_describe_quorum(answer: raft.DescribeQuorumResponse, version: int) ->
 
 
 def replica_state(state: raft.ReplicaState) -> Any:
-    return DescribeQuorumResponse.ReplicaState(
+    return Partition.ReplicaState(
         replica_id=state.replica_id, replica_directory_id=wire_uuid(state.replica_directory_id),
         log_end_offset=state.log_end_offset, last_fetch_timestamp=state.last_fetch_timestamp,
         last_caught_up_timestamp=state.last_caught_up_timestamp)
