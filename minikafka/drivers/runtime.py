@@ -165,6 +165,15 @@ class ClusterRuntime:
     def note(self, kind: str, text: str, node_id: int | None = None, **data: Any) -> None:
         self.events.append(ClusterEvent(self.now(), kind, node_id, text, data))
 
+    def invoke(self, node_id: int, fn: Callable[[Node], Any]) -> Any:
+        """Run ``fn(node)`` as if the node were handling a message now (tests, benchmarks):
+        whatever it sends or notes is routed like any other output."""
+        handle = self._running(node_id)
+        handle.node.now = self.now()
+        result = fn(handle.node)
+        self._after_call(handle)
+        return result
+
     # --------------------------------------------------------------- client endpoints
     def send_from_client(self, src: Hashable, dst: int, body: Any, correlation_id: int) -> None:
         """Inject a request from a client endpoint (TCP connection or the facade)."""
