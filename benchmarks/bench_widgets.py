@@ -8,7 +8,10 @@ view takes until the picture on screen includes each event
 
 * single event after a quiet spell (the usual case: a button click);
 * the last event of a burst of 50 (a broker fenced: many partition changes);
-* the parts: snapshot -> DOT, DOT -> SVG with ``dot``.
+* the parts: snapshot -> DOT, DOT -> SVG with ``dot``;
+* the same path on a real (simulated) ``minikafka.Cluster``: a kill or
+  restart button click until the picture shows it (cluster.snapshot()
+  included).
 
 No asserts; the budget the widgets aim for is 200 ms.
 
@@ -71,6 +74,34 @@ def parts_ms(cluster: FakeCluster) -> tuple[float, float]:
     return statistics.median(dot_times), statistics.median(svg_times) if svg_times else 0.0
 
 
+def real_cluster_ms() -> list[float]:
+    """Kill/restart clicks on a simulated `minikafka.Cluster`: click -> picture shows it."""
+    from minikafka.cluster import Cluster
+    from widgets.failure_panel import FailurePanel
+
+    cluster = Cluster(brokers=5, controllers=3, seed=1, simulated=True)
+    cluster.start()
+    cluster.create_topic("orders", partitions=20, replication_factor=3)
+    view = TopologyView(cluster, min_interval_s=INTERVAL_S)
+    panel = FailurePanel(cluster, show_log=False)
+    samples = []
+    try:
+        for run in range(RUNS // 2):
+            broker = run % 5 + 1
+            for verb in ("kill", "restart"):
+                time.sleep(INTERVAL_S)
+                start = time.perf_counter()
+                panel.buttons[(verb, broker)].click()
+                view.wait_drawn(cluster.events.last_seq, 10)
+                samples.append((time.perf_counter() - start) * 1000)
+                cluster.run_for(12_000)          # fencing / catching up: events, redraws
+    finally:
+        view.close()
+        panel.close()
+        cluster.stop(graceful=False)
+    return samples
+
+
 def main() -> None:
     cluster = FakeCluster(big_cluster(brokers=5, partitions=20))
     view = TopologyView(cluster, min_interval_s=INTERVAL_S)
@@ -87,6 +118,9 @@ def main() -> None:
     print(f"event -> redrawn, end of {BURST}-burst:  median {statistics.median(burst):6.1f} ms, "
           f"max {max(burst):6.1f} ms ({len(burst)} runs)")
     print(f"parts: snapshot -> DOT {to_dot:.1f} ms, DOT -> SVG {to_svg:.1f} ms (medians)")
+    real = real_cluster_ms()
+    print(f"simulated minikafka.Cluster, button click -> redrawn: median "
+          f"{statistics.median(real):6.1f} ms, max {max(real):6.1f} ms ({len(real)} clicks)")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from minikafka.cluster_layout import (DEFAULT_FIRST_CONTROLLER_ID, SIM_BROKER_PO
                                       existing_cluster_id, generate_cluster_id, node_ids,
                                       parse_listener)
 from minikafka.cluster_snapshot import build_snapshot
+from minikafka.cluster_tools import ClusterTools
 from minikafka.drivers.runtime import NodeState
 from minikafka.runtime.events import EventLog
 from minikafka.snapshot import ClusterSnapshot
@@ -44,7 +45,7 @@ from minikafka.timing import TimingProfile, profile
 START_TIMEOUT_MS = 30_000
 
 
-class Cluster(ClusterAdmin, ClusterFaults):
+class Cluster(ClusterAdmin, ClusterFaults, ClusterTools):
     def __init__(self, brokers: int | Sequence[int] = 3, controllers: int | Sequence[int] = 3,
                  data_dir: str | Path | None = None, seed: int | str | None = None, *,
                  combined: bool = False, simulated: bool = False,

@@ -73,7 +73,8 @@ class ClusterFaults:
     def _call(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` where the nodes live (the cluster thread when live)."""
         if self.simulated:
-            return fn()
+            with self.driver.lock:          # widgets may snapshot from their own thread
+                return fn()
         return self.driver.submit(fn)
 
     def _add_all_nodes(self) -> None:
@@ -176,7 +177,9 @@ class ClusterFaults:
     def isolate(self, *groups) -> None:
         """Network partition between nodes.  ``isolate(2)`` cuts node 2 off from every
         other node; ``isolate([1, 1001], [2, 3])`` splits the cluster into those groups
-        (nodes not named stay together).  Clients still reach every broker."""
+        (nodes not named stay together).  Partitions add up: isolating 2 and then 3
+        leaves both cut off (from everyone and from each other) until ``heal()``.
+        Clients still reach every broker."""
         sets = [{g} if isinstance(g, int) else set(g) for g in groups]
         if not sets:
             raise ValueError("isolate() needs at least one node id or group of ids")
@@ -186,7 +189,7 @@ class ClusterFaults:
         text = " | ".join("{" + ",".join(map(str, sorted(g))) + "}" for g in sets)
 
         def apply() -> None:
-            self.driver.network.isolate(sets)
+            self.driver.network.isolate_more(sets)
             self.driver.note("network_isolated", f"network partition: {text} cut off from the rest",
                              None, groups=[sorted(g) for g in sets])
         self._call(apply)

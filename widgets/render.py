@@ -45,6 +45,7 @@ DOT_MISSING_MESSAGE = (
 )
 
 _reported = threading.Event()        # set once the missing-dot message has been shown
+_report_lock = threading.Lock()      # so two threads cannot both print it
 
 
 class GraphvizNotFound(RuntimeError):
@@ -58,9 +59,10 @@ def dot_available() -> bool:
 
 def report_missing_dot(stream=None) -> bool:
     """Print `DOT_MISSING_MESSAGE` the first time only; True if it printed now."""
-    if _reported.is_set():
-        return False
-    _reported.set()
+    with _report_lock:
+        if _reported.is_set():
+            return False
+        _reported.set()
     print(DOT_MISSING_MESSAGE, file=stream if stream is not None else sys.stderr)
     return True
 
@@ -76,11 +78,6 @@ def dot_to_svg(source: str) -> str:
     return svg[svg.index("<svg"):]
 
 
-def _options(topics, show_internal, max_partitions, offsets) -> dict:
-    return {"topics": topics, "show_internal": show_internal,
-            "max_partitions": max_partitions, "offsets": offsets}
-
-
 def svg_document(snapshot: ClusterSnapshot, **options) -> str:
     """The diagram of ``snapshot`` as SVG; options as for `topology_dot`."""
     return dot_to_svg(topology_dot(snapshot, **options))
@@ -94,7 +91,8 @@ def topology_html(snapshot: ClusterSnapshot, *, topics: Iterable[str] | str | No
     Without ``dot`` the text form is the picture, preceded by how to install
     Graphviz (shown on every redraw of the widget, since it is part of it).
     """
-    options = _options(topics, show_internal, max_partitions, offsets)
+    options = {"topics": topics, "show_internal": show_internal,
+               "max_partitions": max_partitions, "offsets": offsets}
     text = html.escape(topology_text(snapshot, **options))
     try:
         svg = dot_to_svg(topology_dot(snapshot, **options))

@@ -85,9 +85,9 @@ class NodeBox:
     """One node of the picture: a controller, a broker or a combined node."""
 
     node_id: int
-    title: str                          # "broker 1", "controller 1001", "node 1 (broker+controller)"
+    title: str                          # "broker 1", "node 1 (broker+controller)", ...
     state: str                          # alive | fenced | paused | isolated | dead
-    status: str                         # state plus registration detail, e.g. "dead · unfenced"
+    status: str                         # state plus registration, e.g. "dead · unfenced"
     active_controller: bool             # this node is the quorum's current leader
     raft: str | None                    # "leader · epoch 3" for voters; None for pure brokers
     address: str | None                 # "localhost:9092"; None when the node has no listener

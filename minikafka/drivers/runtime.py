@@ -79,6 +79,13 @@ class Network:
             for node_id in group:
                 self.group_of[node_id] = index
 
+    def isolate_more(self, groups: list[set[int]]) -> None:
+        """Add partitions on top of the current ones (a node named again moves group)."""
+        next_group = max(self.group_of.values(), default=0) + 1
+        for offset, group in enumerate(groups):
+            for node_id in group:
+                self.group_of[node_id] = next_group + offset
+
     def heal(self) -> None:
         self.group_of = {}
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import threading
 from typing import Any, Callable, Hashable
 
 from minikafka.drivers.runtime import ClusterRuntime, NodeFactory
@@ -39,6 +40,7 @@ class SimulatedDriver(ClusterRuntime):
         self.default_client_sink = self._client_response
         self._client_waiters: dict[tuple[Hashable, int], Callable[[Any], None]] = {}
         self._client_correlation = itertools.count(1)
+        self.lock = threading.RLock()           # held per step: other threads may read node state
 
     # --------------------------------------------------------------- clock
     def now(self) -> int:
@@ -51,10 +53,11 @@ class SimulatedDriver(ClusterRuntime):
         """Run the next scheduled happening; False when nothing is scheduled."""
         if not self._queue:
             return False
-        time_ms, _, fn = heapq.heappop(self._queue)
-        self._clock = time_ms
-        self.steps += 1
-        fn()
+        with self.lock:
+            time_ms, _, fn = heapq.heappop(self._queue)
+            self._clock = time_ms
+            self.steps += 1
+            fn()
         return True
 
     def run_for(self, duration_ms: int, after_step: Callable[[], None] | None = None) -> None:

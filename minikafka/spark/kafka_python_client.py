@@ -62,13 +62,11 @@ def client_configs(kafka_params: Mapping[str, str], defaults: Mapping[str, Any])
 def _convert(text: str, default: Any) -> Any:
     if isinstance(default, bool):
         return text.strip().lower() == "true"
-    if isinstance(default, int):
-        return int(text)
     if isinstance(default, float):
         return float(text)
-    if default is None and text.strip().lstrip("-").isdigit():
+    if isinstance(default, int | None) and text.strip().lstrip("-").isdigit():
         return int(text)
-    return text
+    return text  # e.g. acks=all: kafka-python takes the word as Kafka does
 
 
 def consumer_configs(kafka_params: Mapping[str, str], role: str) -> dict[str, Any]:

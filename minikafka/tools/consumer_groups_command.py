@@ -131,7 +131,8 @@ def offset_rows(group: ConsumerGroupDescription) -> list[list[str]]:
     return rows
 
 
-def format_offsets(group: ConsumerGroupDescription, rows: Sequence[Sequence[str]], verbose: bool = False) -> str:
+def format_offsets(rows: Sequence[Sequence[str]], verbose: bool = False) -> str:
+    """The table (header and rows of `offset_rows`), each line preceded by a line break."""
     widths = [15, 15, 15, 15]                # group, topic, consumer id, host
     for row in rows:
         for i, value in enumerate((row[0], row[1], row[7], row[8])):
@@ -153,7 +154,7 @@ def describe_offsets(groups: Iterable[ConsumerGroupDescription], verbose: bool =
         for group in sorted(groups, key=lambda g: g.group_id):
             rows = offset_rows(group)
             if _state_message(console, group, len(rows)):
-                console.print(format_offsets(group, rows, verbose))
+                console.print(format_offsets(rows, verbose))
     except KafkaException as exc:
         return _failed(console, exc.message)
     return console.result()

@@ -240,7 +240,7 @@ def dump_log(console: Console, path: str | Path, options: DumpOptions,
 def records_of(buf: bytes, batch: RecordBatch) -> list[Record]:
     """The batch's records; a corrupt batch crashes the tool as it crashes Kafka's."""
     try:
-        return batchrecords_of(buf, batch)
+        return batch_records(buf, batch)
     except KafkaException as exc:
         raise JavaCrash(exc.java_class, exc.message) from None
 

@@ -73,7 +73,7 @@ def _append_many(root: str, tag: int) -> None:
 
 def test_parallel_writers_never_lose_or_duplicate_offsets(kafka):
     kafka.create_topic("t")
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("fork")  # the child only needs FakeKafka, already imported
     workers = [context.Process(target=_append_many, args=(str(kafka.root), tag)) for tag in range(3)]
     for worker in workers:
         worker.start()

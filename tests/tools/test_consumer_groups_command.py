@@ -44,10 +44,11 @@ def test_members_first_biggest_first_then_unassigned_and_wide_columns():
     assert lines[1] == ("GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             "
                         "CONSUMER-ID" + " " * (len(long_id) - 11) + " HOST            CLIENT-ID")
     # Observed row shape (public tutorial): consumer id as wide as its column, host padded to 15, client id last.
-    assert lines[2] == (f"a_group         t               0          1               1               0               "
+    # Within a member, HashMap order: t-1 hashes into an earlier bucket than t-0.
+    assert lines[3] == (f"a_group         t               0          1               1               0               "
                         f"{long_id} /172.18.0.3     consumer-a_group-1")
-    assert [line.split()[1:3] for line in lines[3:6]] == [["t", "1"], ["t", "2"], ["other", "0"]]
-    assert lines[3].split()[3:6] == ["-", "7", "-"]                   # no commit: no current offset, no lag
+    assert [line.split()[1:3] for line in lines[2:6]] == [["t", "1"], ["t", "0"], ["t", "2"], ["other", "0"]]
+    assert lines[2].split()[3:6] == ["-", "7", "-"]                   # no commit: no current offset, no lag
     assert lines[5].split()[3:9] == ["3", "-", "-", "-", "-", "-"]    # unknown log end offset
 
 

@@ -43,3 +43,31 @@ def test_repr_is_deterministic(no_dot):
         assert repr(dashboard) == "Dashboard(nodes=[1, 2, 3, 1001])"
     finally:
         dashboard.close()
+
+
+def test_with_a_real_simulated_cluster(no_dot):
+    from minikafka.cluster import Cluster
+
+    cluster = Cluster(brokers=3, controllers=1, seed=1, simulated=True)
+    cluster.start()
+    dashboard = None
+    try:
+        cluster.create_topic("orders", partitions=3, replication_factor=3)
+        dashboard = Dashboard(cluster, min_interval_s=0)
+        dashboard.buttons[("kill", 2)].click()
+        assert dashboard.panel.last_error is None
+        cluster.run_for(12_000)                 # past broker.session.timeout.ms: fenced
+        assert dashboard.view.wait_idle(10)
+        dashboard.view.redraw()                 # the state after run_for, whatever the timing
+        assert dashboard.view.wait_drawn(cluster.events.last_seq, 10)
+        picture = dashboard.view.diagram.value
+        assert "broker 2: dead · fenced" in picture
+        assert picture.count("F (out of sync)") == 3
+        assert any("fenced" in line for line in dashboard.panel.event_log.lines)
+        dashboard.buttons[("kill", 2)].click()
+        assert dashboard.panel.last_error == (
+            "Kill broker 2 failed: Cannot kill broker 2: it is dead; restart it first")
+    finally:
+        if dashboard is not None:
+            dashboard.close()
+        cluster.stop(graceful=False)

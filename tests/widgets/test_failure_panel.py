@@ -104,5 +104,6 @@ def test_repr_is_deterministic(cluster):
     panel = FailurePanel(cluster)
     before = panel._repr_mimebundle_()["text/plain"]
     panel.buttons[("kill", 1)].click()
-    assert panel._repr_mimebundle_()["text/plain"] == before == "FailurePanel(nodes=[1, 2, 3, 1001])"
+    after = panel._repr_mimebundle_()["text/plain"]
+    assert after == before == "FailurePanel(nodes=[1, 2, 3, 1001])"
     panel.close()

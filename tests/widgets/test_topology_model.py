@@ -71,10 +71,12 @@ def test_node_status_adds_the_registration_only_when_it_says_more():
 def test_controllers_show_their_own_raft_view_and_the_active_one_is_marked():
     topology = build_topology(failure_states())
     by_id = {c.node_id: c for c in topology.controllers}
-    assert by_id[1001].active_controller and by_id[1001].raft == "active controller · leader · epoch 2"
+    assert by_id[1001].active_controller
+    assert by_id[1001].raft == "active controller · leader · epoch 2"
     assert by_id[1003].raft == "leader · epoch 1" and not by_id[1003].active_controller
     assert by_id[1002].raft is None
-    assert topology.quorum == "KRaft quorum: voters [1001, 1002, 1003] · active controller 1001 · epoch 2"
+    assert topology.quorum == ("KRaft quorum: voters [1001, 1002, 1003] · active controller 1001"
+                               " · epoch 2")
 
 
 def test_quorum_line_without_an_active_controller():

@@ -105,7 +105,8 @@ Marks: L = leader, F = follower in the ISR, F (out of sync) = follower not in th
 def test_hidden_partitions_and_unknown_topics_are_noted():
     text = topology_text(big_cluster(), topics=["orders", "nope"], max_partitions=2)
     assert text.startswith("KRaft quorum: voters [1001, 1002, 1003] · active controller 1001"
-                           " · epoch 3\nno topic named 'nope'\norders: showing 2 of 20 partitions\n")
+                           " · epoch 3\nno topic named 'nope'\n"
+                           "orders: showing 2 of 20 partitions\n")
     assert "broker 5: alive\n  localhost:9096 · 4.8 MiB\n  + 12 more replicas not shown\n" in text
     assert "broker 1: alive\n  localhost:9092 · 976.6 KiB\n  orders-0  L\n  + 11 more" in text
 
@@ -117,7 +118,8 @@ def test_offsets_column_golden():
 
 def test_internal_topics_only_on_request():
     assert "__consumer_offsets" not in topology_text(big_cluster())
-    assert re.search(r"\n  __consumer_offsets-0 +L\n", topology_text(big_cluster(), show_internal=True))
+    shown = topology_text(big_cluster(), show_internal=True)
+    assert re.search(r"\n  __consumer_offsets-0 +L\n", shown)
 
 
 def test_deterministic_for_equal_snapshots_in_any_order():

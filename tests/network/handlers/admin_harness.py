@@ -35,20 +35,14 @@ def send(cluster: Cluster, broker_id: int, request, timeout_ms: int = 60_000):
 def coordinator_of(cluster: Cluster, group_id: str) -> int:
     """The group's coordinator, after making sure ``__consumer_offsets`` exists and has leaders."""
     request = FindCoordinator[3](key=group_id, key_type=0)
-    response = send(cluster, cluster.broker_ids[0], request)
-    if response.error_code != 0:
-        assert cluster.wait_until(lambda: _has_leaders(cluster), 30_000)
+    for _ in range(100):                      # the broker retries until its metadata has leaders
         response = send(cluster, cluster.broker_ids[0], request)
+        if response.error_code != 15:        # COORDINATOR_NOT_AVAILABLE
+            break
+        cluster.run_for(100)
     assert response.error_code == 0, response
     assert response.node_id == cluster.leader("__consumer_offsets", partition_for(group_id, 50))
     return response.node_id
-
-
-def _has_leaders(cluster: Cluster) -> bool:
-    try:
-        return all(cluster.leader("__consumer_offsets", p) is not None for p in range(50))
-    except Exception:
-        return False
 
 
 def not_coordinator_of(cluster: Cluster, group_id: str) -> int:

@@ -156,22 +156,25 @@ def test_describe_cluster_versions_and_endpoint_types(cluster):
 
 
 def test_describe_topic_partitions_pages_with_a_cursor(cluster):
-    first = send(cluster, 1, DescribeTopicPartitions[0](topics=[], response_partition_limit=4))
-    names = [(t.name, [p.partition_index for p in t.partitions]) for t in first.topics]
-    assert names[0][0] < names[-1][0]
-    assert sum(len(p) for _, p in names) == 4
-    assert first.next_cursor is not None
+    named = [DescribeTopicPartitions.TopicRequest(name=n) for n in ("payments", "orders")]
+    first = send(cluster, 1, DescribeTopicPartitions[0](topics=named, response_partition_limit=4))
+    assert [(t.name, [p.partition_index for p in t.partitions]) for t in first.topics] == [
+        ("orders", [0, 1, 2]), ("payments", [0])]
+    assert (first.next_cursor.topic_name, first.next_cursor.partition_index) == ("payments", 1)
     for topic in first.topics:
         assert topic.topic_authorized_operations == TOPIC_AUTHORIZED_OPERATIONS_FIELD
         for p in topic.partitions:
             assert p.eligible_leader_replicas == [] and p.last_known_elr == [] and p.error_code == 0
-    cursor = DescribeTopicPartitions.Cursor(topic_name=first.next_cursor.topic_name,
-                                            partition_index=first.next_cursor.partition_index)
-    second = send(cluster, 1, DescribeTopicPartitions[0](topics=[], response_partition_limit=2000,
+            assert p.leader_id == cluster.leader(topic.name, p.partition_index)
+    cursor = DescribeTopicPartitions.Cursor(topic_name="payments", partition_index=1)
+    second = send(cluster, 1, DescribeTopicPartitions[0](topics=named, response_partition_limit=2000,
                                                         cursor=cursor))
-    assert second.topics[0].name == cursor.topic_name
-    assert second.topics[0].partitions[0].partition_index == cursor.partition_index
+    assert [(t.name, [p.partition_index for p in t.partitions]) for t in second.topics] == [
+        ("payments", [1])]
     assert second.next_cursor is None
+    everything = send(cluster, 1, DescribeTopicPartitions[0](topics=[], response_partition_limit=2000))
+    assert [t.name for t in everything.topics] == sorted(t.name for t in everything.topics)
+    assert {"orders", "payments"} <= {t.name for t in everything.topics}
 
 
 def test_describe_topic_partitions_named_topics_and_bad_cursors(cluster):
@@ -184,3 +187,23 @@ def test_describe_topic_partitions_named_topics_and_bad_cursors(cluster):
     refused = send(cluster, 1, DescribeTopicPartitions[0](topics=named[:1], response_partition_limit=10,
                                                          cursor=bad))
     assert [(t.name, t.error_code) for t in refused.topics] == [("orders", Errors.INVALID_REQUEST.code)]
+
+
+def test_a_dead_brokers_partitions_have_no_leader_and_it_is_not_listed():
+    c = start_cluster(seed=22)
+    try:
+        c.create_topic("solo", replica_assignment={0: [3]})
+        c.kill(3)
+        assert c.wait_until(lambda: c.leader("solo", 0) in (None, -1), 10_000)
+        c.run_for(300)
+        response = send(c, 1, Metadata[12](topics=[Metadata.MetadataRequestTopic(name="solo")]))
+        assert [b.node_id for b in response.brokers] == [1, 2]
+        [p] = response.topics[0].partitions
+        assert (p.error_code, p.leader_id, p.offline_replicas) == (Errors.LEADER_NOT_AVAILABLE.code, -1, [3])
+        assert p.leader_epoch >= 1
+        fenced = send(c, 1, DescribeCluster[2](endpoint_type=1, include_fenced_brokers=True))
+        assert [(b.broker_id, b.is_fenced) for b in fenced.brokers] == [(1, False), (2, False), (3, True)]
+        alive = send(c, 1, DescribeCluster[2](endpoint_type=1, include_fenced_brokers=False))
+        assert [b.broker_id for b in alive.brokers] == [1, 2]
+    finally:
+        c.stop()

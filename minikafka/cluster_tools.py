@@ -1,0 +1,59 @@
+"""Kafka-tool texts from the `Cluster`: what ``kafka-topics.sh --describe`` and
+``kafka-metadata-quorum.sh describe`` would print for this cluster right now.
+
+The formatting lives in ``minikafka.tools`` (shared with the command-line
+tools, which gather the same data over the wire); these verbs only collect the
+data from the running nodes: the committed metadata (through a snapshot), a
+broker's effective configuration (static settings such as ``log.segment.bytes``
+appear under ``Configs:`` exactly as they would on a real cluster), and the
+active controller's own view of the quorum.
+"""
+
+from __future__ import annotations
+
+from minikafka.drivers.runtime import NodeState
+from minikafka.tools import metadata_quorum_command, topic_command
+
+
+class ClusterTools:
+    def describe_topic(self, name: str | None = None, *, exclude_internal: bool = False,
+                       under_replicated_partitions: bool = False,
+                       under_min_isr_partitions: bool = False,
+                       unavailable_partitions: bool = False) -> str:
+        """``kafka-topics.sh --describe [--topic name]``, as text."""
+        snapshot = self.snapshot()
+        config = self._call(self._any_broker_config)
+        output = topic_command.describe(
+            topic_command.from_snapshot(snapshot, config), topic=name,
+            exclude_internal=exclude_internal,
+            under_replicated_partitions=under_replicated_partitions,
+            under_min_isr_partitions=under_min_isr_partitions,
+            unavailable_partitions=unavailable_partitions,
+            live_brokers=topic_command.live_brokers_from_snapshot(snapshot))
+        return output.text.rstrip("\n")
+
+    def _any_broker_config(self):
+        for broker_id in self.layout.brokers:
+            if self._state(broker_id) is NodeState.RUNNING:
+                return self._node(broker_id).broker.kafka_config
+        return None
+
+    def _quorum_info(self):
+        def describe():
+            node = self._active_controller_node()
+            return None if node is None else node.raft.describe_quorum()
+        response = self._call(describe)
+        if response is None:
+            raise RuntimeError("No active controller: the quorum has no leader right now, so "
+                               "kafka-metadata-quorum.sh would time out as well")
+        return metadata_quorum_command.from_describe_quorum_response(response)
+
+    def quorum_status(self) -> str:
+        """``kafka-metadata-quorum.sh describe --status``, as text."""
+        return metadata_quorum_command.format_status(self.cluster_id, self._quorum_info()).rstrip("\n")
+
+    def quorum_replication(self, human_readable: bool = False) -> str:
+        """``kafka-metadata-quorum.sh describe --replication [--human-readable]``, as text."""
+        now = self._call(lambda: self.driver.now())
+        return metadata_quorum_command.format_replication(
+            self._quorum_info(), human_readable, now).rstrip("\n")
