@@ -37,22 +37,31 @@ LEGEND = ("Marks: L = leader, F = follower in the ISR, F (out of sync) = followe
 
 def topology_text(snapshot: ClusterSnapshot, *, topics: Iterable[str] | str | None = None,
                   show_internal: bool = False, max_partitions: int = DEFAULT_MAX_PARTITIONS,
-                  offsets: bool = False, legend: bool = False) -> str:
-    """Plain-text picture of ``snapshot``; options as for `topology_dot`."""
+                  offsets: bool = False, legend: bool = False, controllers: bool = True,
+                  details: bool = True) -> str:
+    """Plain-text picture of ``snapshot``; options as for `topology_dot`.
+
+    ``controllers=False`` leaves out the quorum line and the controller blocks and
+    ``details=False`` the address and disk-usage lines: a lesson on a live cluster
+    prints the parts that are the same on every run (ports and byte counts, and
+    which controller wins the first election, depend on timing).
+    """
     topology = build_topology(snapshot, topics=topics, show_internal=show_internal,
                               max_partitions=max_partitions)
-    blocks = ["\n".join((topology.quorum, *topology.notes))]
-    blocks += [_block(box, offsets) for box in topology.controllers + topology.brokers]
+    boxes = (topology.controllers if controllers else ()) + topology.brokers
+    head = (topology.quorum,) if controllers else ()
+    blocks = ["\n".join((*head, *topology.notes))] if head or topology.notes else []
+    blocks += [_block(box, offsets, details) for box in boxes]
     if legend:
         blocks.append(LEGEND)
     return "\n\n".join(blocks) + "\n"
 
 
-def _block(box: NodeBox, offsets: bool) -> str:
+def _block(box: NodeBox, offsets: bool, details: bool = True) -> str:
     lines = [f"{box.title}: {box.status}"]
     if box.raft:
         lines.append(f"  {box.raft}")
-    if box.details:
+    if box.details and details:
         lines.append(f"  {box.details}")
     if not box.is_broker:
         return "\n".join(lines)

@@ -95,9 +95,13 @@ class ConfigurationControlManager:
 
     def effective_topic_configs(self, image: MetadataImage,
                                 creation_configs: Mapping[str, str]) -> list[tuple[str, str | None, int]]:
-        """(name, value, source) of every topic config for a new topic, sorted by name."""
-        return [(name, *self.resolve_topic_config(image, name, creation_configs))
-                for name in sorted(TOPIC_CONFIG_DEF.names())]
+        """(name, value, source) of every topic config for a new topic, sorted by name.
+
+        Internal configs (``internal.segment.bytes``) appear only when they were set,
+        as ``KafkaConfigSchema.resolveEffectiveTopicConfigs`` does."""
+        return [(key.name, *self.resolve_topic_config(image, key.name, creation_configs))
+                for key in sorted(TOPIC_CONFIG_DEF.keys(), key=lambda k: k.name)
+                if not key.internal or key.name in creation_configs]
 
     def log_defaults(self, image: MetadataImage) -> dict[str, str]:
         """The controller's defaults for every topic config (``KafkaConfig.extractLogConfigMap``)."""

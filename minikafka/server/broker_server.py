@@ -242,6 +242,26 @@ class BrokerServer:
         attempt()
 
 
-def _is_not_controller(response: Any) -> bool:
+def has_not_controller_error(response: Any) -> bool:
+    """True when NOT_CONTROLLER appears at any level of a controller response.
+
+    Kafka's forwarding channel asks ``errorCounts().containsKey(NOT_CONTROLLER)``:
+    top-level and per-item error codes alike mean "ask the new controller".
+    """
+    import dataclasses
     from minikafka.common.errors import Errors
-    return getattr(response, "error_code", None) is Errors.NOT_CONTROLLER
+    if isinstance(response, (tuple, list)):
+        return any(has_not_controller_error(item) for item in response)
+    if not dataclasses.is_dataclass(response) or isinstance(response, type):
+        return False
+    for field in dataclasses.fields(response):
+        value = getattr(response, field.name)
+        if field.name == "error_code" and value in (Errors.NOT_CONTROLLER, Errors.NOT_CONTROLLER.code):
+            return True
+        if (isinstance(value, (tuple, list)) or dataclasses.is_dataclass(value)) \
+                and has_not_controller_error(value):
+            return True
+    return False
+
+
+_is_not_controller = has_not_controller_error

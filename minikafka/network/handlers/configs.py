@@ -154,27 +154,33 @@ def alter_configs(broker: Any, request: Any, incremental: bool) -> Any:
     answers = preprocess(broker, resources, bool(request.validate_only), incremental)
     remaining = [r for i, r in enumerate(resources) if i not in answers]
     response_type = IncrementalAlterConfigsResponse if incremental else AlterConfigsResponse
-
-    def reassemble(controller_answers: dict[tuple[int, str], Answer]) -> Any:
-        unknown = (Errors.UNKNOWN_SERVER_ERROR, Errors.UNKNOWN_SERVER_ERROR.message)
-        return response_type(throttle_time_ms=0, responses=[
-            response_type.AlterConfigsResourceResponse(
-                error_code=error.code, error_message=message,
-                resource_type=r.resource_type, resource_name=r.resource_name)
-            for i, r in enumerate(resources)
-            for error, message in [answers.get(i) or controller_answers.get(
-                (r.resource_type, r.resource_name), unknown)]])
     if not remaining:
-        return reassemble({})
+        return reassemble(response_type, resources, answers, {})
     domain_resources = tuple(ctl.AlterConfigsResource(r.resource_type, r.resource_name, tuple(
         ctl.AlterableConfig(c.name, c.value, c.config_operation if incremental else ctl.AlterConfigOpType.SET)
         for c in r.configs)) for r in remaining)
     domain_type = ctl.IncrementalAlterConfigsRequest if incremental else ctl.AlterConfigsRequest
     timed_out = {(r.resource_type, r.resource_name): (Errors.REQUEST_TIMED_OUT, None) for r in remaining}
-    return forward(broker, domain_type(domain_resources, bool(request.validate_only)), None,
-                   lambda answer: reassemble({(a.resource_type, a.resource_name): (a.error_code, a.error_message)
-                                              for a in answer.responses}),
-                   lambda: reassemble(timed_out), "IncrementalAlterConfigs" if incremental else "AlterConfigs")
+
+    def from_controller(answer: Any) -> Any:
+        by_resource = {(a.resource_type, a.resource_name): (a.error_code, a.error_message) for a in answer.responses}
+        return reassemble(response_type, resources, answers, by_resource)
+    return forward(broker, domain_type(domain_resources, bool(request.validate_only)), None, from_controller,
+                   lambda: reassemble(response_type, resources, answers, timed_out),
+                   "IncrementalAlterConfigs" if incremental else "AlterConfigs")
+
+
+def reassemble(response_type: Any, resources: list, answers: dict[int, Answer],
+               controller_answers: dict[tuple[int, str], Answer]) -> Any:
+    """``ConfigAdminManager.reassemble*Response``: one answer per requested resource, in request order."""
+    responses = []
+    for index, r in enumerate(resources):
+        error, message = answers.get(index) or controller_answers.get(
+            (r.resource_type, r.resource_name), (Errors.UNKNOWN_SERVER_ERROR, Errors.UNKNOWN_SERVER_ERROR.message))
+        responses.append(response_type.AlterConfigsResourceResponse(
+            error_code=error.code, error_message=message,
+            resource_type=r.resource_type, resource_name=r.resource_name))
+    return response_type(throttle_time_ms=0, responses=responses)
 
 
 def preprocess(broker: Any, resources: list, validate_only: bool, incremental: bool) -> dict[int, Answer]:

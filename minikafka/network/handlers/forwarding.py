@@ -30,13 +30,12 @@ request's own ``timeout_ms`` bounds the controller's work instead.
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 from typing import Any, Callable
 
 from minikafka.common.errors import Errors
 from minikafka.network.request_channel import CloseConnectionResponse, Deferred
 from minikafka.runtime.node import RequestTimedOut
+from minikafka.server.broker_server import has_not_controller_error  # noqa: F401  (re-exported)
 
 FORWARDING_RETRY_TIMEOUT_MS = 60_000
 """``retryTimeoutMs`` of the broker's forwarding channel (``BrokerServer``)."""
@@ -44,34 +43,11 @@ FORWARDING_RETRY_TIMEOUT_MS = 60_000
 RETRY_BACKOFF_MS = 50
 """How long the sandbox waits before resending after a NOT_CONTROLLER answer."""
 
-_retry_keys = itertools.count()
-
-
 def forwarding_budget_ms(timeout_ms: int | None) -> int:
     """The time the broker keeps trying: the request's timeout, at most the channel's 60 s."""
     if timeout_ms is None or timeout_ms <= 0 or timeout_ms > FORWARDING_RETRY_TIMEOUT_MS:
         return FORWARDING_RETRY_TIMEOUT_MS
     return timeout_ms
-
-
-def has_not_controller_error(response: Any) -> bool:
-    """True when NOT_CONTROLLER appears at any level of a controller response.
-
-    Kafka's forwarding channel asks ``errorCounts().containsKey(NOT_CONTROLLER)``,
-    i.e. it looks at top-level and per-item error codes alike.
-    """
-    if isinstance(response, (tuple, list)):
-        return any(has_not_controller_error(item) for item in response)
-    if not dataclasses.is_dataclass(response) or isinstance(response, type):
-        return False
-    for field in dataclasses.fields(response):
-        value = getattr(response, field.name)
-        if field.name == "error_code" and value in (Errors.NOT_CONTROLLER, Errors.NOT_CONTROLLER.code):
-            return True
-        if isinstance(value, (tuple, list)) or dataclasses.is_dataclass(value):
-            if has_not_controller_error(value):
-                return True
-    return False
 
 
 def forward(broker: Any, request: Any, timeout_ms: int | None, build: Callable[[Any], Any],
@@ -86,7 +62,7 @@ def forward(broker: Any, request: Any, timeout_ms: int | None, build: Callable[[
     deferred = Deferred(description)
     node = broker.node
     deadline = node.now + forwarding_budget_ms(timeout_ms)
-    retry_key = ("handlers", "forward", next(_retry_keys))
+    retry_key = ("handlers", "forward", id(deferred))   # unique while the retry timer holds the deferred
 
     def attempt() -> None:
         remaining = max(1, deadline - node.now)
@@ -94,21 +70,14 @@ def forward(broker: Any, request: Any, timeout_ms: int | None, build: Callable[[
 
     def answered(response: Any) -> None:
         if isinstance(response, RequestTimedOut):
-            finish(build_timeout)
+            complete_with(deferred, build_timeout)
         elif has_not_controller_error(response):
             if node.now + RETRY_BACKOFF_MS >= deadline:
-                finish(build_timeout)
-            else:
+                complete_with(deferred, build_timeout)
+            else:                         # the controller lost its leadership: wait for the next one
                 node.schedule(retry_key, node.now + RETRY_BACKOFF_MS, attempt)
         else:
-            finish(lambda: build(response))
-
-    def finish(make: Callable[[], Any]) -> None:
-        try:
-            outcome = make()
-        except Exception as exc:          # a handler bug: close the connection, keep the broker alive
-            outcome = CloseConnectionResponse(exc)
-        deferred.complete(outcome)
+            complete_with(deferred, lambda: build(response))
 
     attempt()
     return deferred
@@ -122,6 +91,6 @@ def complete_with(deferred: Deferred, make: Callable[[], Any]) -> None:
     """
     try:
         outcome = make()
-    except Exception as exc:
+    except Exception as exc:          # a handler bug: close the connection, keep the broker alive
         outcome = CloseConnectionResponse(exc)
     deferred.complete(outcome)

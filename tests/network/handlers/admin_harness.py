@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from minikafka.cluster import Cluster
 from minikafka.coordinator.group_coordinator import partition_for
+from minikafka.network.api_versions import ADVERTISED_API_VERSIONS
 from minikafka.network.codec import request_class
 from minikafka.network.inprocess import InProcessConnection
 
@@ -21,6 +22,12 @@ DescribeConfigs, AlterConfigs, IncrementalAlterConfigs = request_class(32), requ
 ListConfigResources = request_class(74)
 ElectLeaders, AlterReassignments, ListReassignments = request_class(43), request_class(45), request_class(46)
 DescribeQuorum = request_class(55)
+
+
+def versions(api_key: int) -> range:
+    """Every version of ``api_key`` a sandbox broker advertises."""
+    low, high = ADVERTISED_API_VERSIONS[api_key]
+    return range(low, high + 1)
 
 
 def start_cluster(seed: int = 11, **kwargs) -> Cluster:

@@ -3,7 +3,7 @@
 import pytest
 
 from tests.network.handlers.admin_harness import (AlterConfigs, DescribeConfigs, IncrementalAlterConfigs,
-                                                  ListConfigResources, send, start_cluster)
+                                                  ListConfigResources, send, start_cluster, versions)
 
 TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
@@ -120,7 +120,8 @@ def test_broker_side_preprocessing_answers_without_the_controller(cluster):
 
 def test_a_resource_named_twice_is_refused_everywhere(cluster):
     twice = (TOPIC, "orders", [("retention.ms", SET, "5")])
-    assert incremental(cluster, 1, twice, twice) == [(TOPIC, "orders", 42, "Each resource must appear at most once.")] * 2
+    refused = (TOPIC, "orders", 42, "Each resource must appear at most once.")
+    assert incremental(cluster, 1, twice, twice) == [refused, refused]
 
 
 def test_cluster_default_and_errors_from_the_controller_in_request_order(cluster):
@@ -182,3 +183,21 @@ def test_list_config_resources(cluster):
     assert (v0.error_code, v0.config_resources) == (0, [])
     unsupported = send(cluster, 1, ListConfigResources[1](resource_types=[1]))
     assert (unsupported.error_code, unsupported.config_resources) == (35, [])
+
+
+def test_every_advertised_version(cluster):
+    for version in versions(32):
+        [result] = describe(cluster, 1, (TOPIC, "orders", ["retention.ms"]), version=version)
+        assert [e.name for e in result.configs] == ["retention.ms"], version
+    for version in versions(44):
+        answer = send(cluster, 1, IncrementalAlterConfigs[version](validate_only=True, resources=[
+            IResource(resource_type=TOPIC, resource_name="orders", configs=[
+                IResource.AlterableConfig(name="retention.ms", config_operation=SET, value="7")])]))
+        assert [r.error_code for r in answer.responses] == [0], version
+    for version in versions(33):
+        answer = send(cluster, 1, AlterConfigs[version](validate_only=True, resources=[
+            LResource(resource_type=TOPIC, resource_name="orders",
+                      configs=[LResource.AlterableConfig(name="retention.ms", value="7")])]))
+        assert [r.error_code for r in answer.responses] == [0], version
+    for version in versions(74):
+        assert send(cluster, 1, ListConfigResources[version](resource_types=[])).error_code == 0, version

@@ -148,3 +148,13 @@ def test_divergence_and_fenced_epochs_after_a_leader_change():
         assert [e.node_id for e in fenced.node_endpoints] == [leader]
     finally:
         c.stop()
+
+
+@pytest.mark.parametrize("version", range(4, 19))
+def test_every_advertised_version_reads_the_same_batches(cluster, version):
+    leader = leader_of(cluster, "events", 0)
+    data = only(fetch(cluster, leader, "events", 0, 0, version=version))
+    assert (data.error_code, data.high_watermark) == (0, 3)
+    assert data.records == stored_bytes(cluster, "events", 0)
+    if version >= 5:
+        assert data.log_start_offset == 0

@@ -5,7 +5,7 @@ import pytest
 from minikafka.network.handlers.group_admin import GROUP_OPERATIONS, bit_positions, operations_field
 from tests.network.handlers.admin_harness import (DeleteGroups, DescribeGroups, ListGroups, commit,
                                                   coordinator_of, join_as_only_member, not_coordinator_of,
-                                                  send, start_cluster)
+                                                  send, start_cluster, versions)
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +94,17 @@ def test_delete_groups_once_each(cluster):
     assert [(r.group_id, r.error_code) for r in busy.results] == [("busy", 68)]   # NON_EMPTY_GROUP
     again = send(cluster, coordinator, DeleteGroups[1](groups_names=["to-delete"]))
     assert [(r.group_id, r.error_code) for r in again.results] == [("to-delete", 69)]   # GROUP_ID_NOT_FOUND
+
+
+def test_every_advertised_version(cluster):
+    coordinator, _, _ = join_as_only_member(cluster, "versions")
+    for version in versions(16):
+        answer = send(cluster, coordinator, ListGroups[version](states_filter=[], types_filter=[]))
+        assert "versions" in {g.group_id for g in answer.groups}, version
+    for version in versions(15):
+        answer = send(cluster, coordinator, DescribeGroups[version](groups=["versions"],
+                                                                   include_authorized_operations=True))
+        assert (answer.groups[0].group_id, answer.groups[0].group_state) == ("versions", "Stable"), version
+    for version in versions(42):
+        answer = send(cluster, coordinator, DeleteGroups[version](groups_names=["versions"]))
+        assert [(r.group_id, r.error_code) for r in answer.results] == [("versions", 68)], version

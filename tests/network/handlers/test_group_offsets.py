@@ -4,7 +4,7 @@ import pytest
 
 from tests.network.handlers.admin_harness import (OffsetCommit, OffsetFetch, commit, commit_errors,
                                                   coordinator_of, join_as_only_member, not_coordinator_of,
-                                                  send, start_cluster)
+                                                  send, start_cluster, versions)
 
 
 @pytest.fixture(scope="module")
@@ -116,3 +116,21 @@ def test_v8_fetches_several_groups_each_with_its_own_error(cluster):
     assert [(t.name, [(p.partition_index, p.committed_offset) for p in t.partitions]) for t in first.topics] == \
         [("orders", [(0, 3)])]
     assert (second.group_id, second.error_code, second.topics) == (other, 16, [])
+
+
+def test_every_advertised_version_commits_and_fetches(cluster):
+    coordinator = coordinator_of(cluster, "all-versions")
+    for version in versions(8):
+        answer = commit(cluster, coordinator, "all-versions", {("payments", 0): version}, version=version)
+        assert commit_errors(answer) == [("payments", 0, 0)], version
+    Group = OffsetFetch.OffsetFetchRequestGroup
+    wanted = [Group.OffsetFetchRequestTopics(name="payments", partition_indexes=[0])]
+    for version in versions(9):
+        request = OffsetFetch[version](
+            group_id="all-versions", require_stable=True,
+            topics=[OffsetFetch.OffsetFetchRequestTopic(name="payments", partition_indexes=[0])],
+            groups=[Group(group_id="all-versions", member_id=None, member_epoch=-1, topics=wanted)])
+        fetched = send(cluster, coordinator, request)
+        topics = fetched.groups[0].topics if version >= 8 else fetched.topics
+        assert [(t.name, [(p.partition_index, p.committed_offset) for p in t.partitions]) for t in topics] == \
+            [("payments", [(0, max(versions(8)))])], version

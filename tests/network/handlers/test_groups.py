@@ -4,9 +4,9 @@ import pytest
 
 from minikafka.coordinator.group_coordinator import partition_for
 from minikafka.network.handlers.groups import valid_share_key
-from tests.network.handlers.admin_harness import (FindCoordinator, Heartbeat, LeaveGroup, SyncGroup, broker_node,
-                                                  coordinator_of, join, join_as_only_member, not_coordinator_of,
-                                                  send, start_cluster)
+from tests.network.handlers.admin_harness import (FindCoordinator, Heartbeat, JoinGroup, LeaveGroup, SyncGroup,
+                                                  broker_node, coordinator_of, join, join_as_only_member,
+                                                  not_coordinator_of, send, start_cluster, versions)
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +144,39 @@ def test_leave_at_a_non_coordinator_is_a_top_level_error(cluster):
     answer = send(cluster, wrong, LeaveGroup[4](group_id="leave-wrong", members=[
         LeaveGroup.MemberIdentity(member_id="m", group_instance_id=None)]))
     assert (answer.error_code, answer.members) == (16, [])
+
+
+# ---------------------------------------------------------------------------- every advertised version
+@pytest.mark.parametrize("version", versions(10))
+def test_find_coordinator_every_version(cluster, version):
+    leader = coordinator_of(cluster, "every")
+    answer = send(cluster, 1, FindCoordinator[version](key="every", key_type=0, coordinator_keys=["every"]))
+    node = answer.coordinators[0].node_id if version >= 4 else answer.node_id
+    assert node == leader
+
+
+@pytest.mark.parametrize("api_key, build", [
+    (11, lambda v: JoinGroup[v](group_id="vs", session_timeout_ms=10_000, rebalance_timeout_ms=10_000, member_id="",
+                                group_instance_id=None, protocol_type="consumer", reason="r", protocols=[])),
+    (14, lambda v: SyncGroup[v](group_id="vs", generation_id=1, member_id="m", group_instance_id=None,
+                                protocol_type="consumer", protocol_name="range", assignments=[])),
+    (12, lambda v: Heartbeat[v](group_id="vs", generation_id=1, member_id="m", group_instance_id=None)),
+    (13, lambda v: LeaveGroup[v](group_id="vs", member_id="m", members=[
+        LeaveGroup.MemberIdentity(member_id="m", group_instance_id=None, reason=None)])),
+])
+def test_every_version_answers_not_coordinator_at_the_wrong_broker(cluster, api_key, build):
+    wrong = not_coordinator_of(cluster, "vs")
+    for version in versions(api_key):
+        assert send(cluster, wrong, build(version)).error_code == 16, version
+
+
+@pytest.mark.parametrize("version", [4, 8, 9])
+def test_newer_join_versions_form_a_group(cluster, version):
+    coordinator = coordinator_of(cluster, f"join-v{version}")
+    first = join(cluster, coordinator, f"join-v{version}", version=version)
+    assert first.error_code == 79
+    joined = join(cluster, coordinator, f"join-v{version}", first.member_id, version=version)
+    assert (joined.error_code, joined.leader, joined.protocol_name) == (0, first.member_id, "range")
+    assert [m.member_id for m in joined.members] == [first.member_id]
+    if version >= 9:
+        assert joined.skip_assignment is False

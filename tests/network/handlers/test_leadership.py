@@ -3,7 +3,7 @@
 import pytest
 
 from tests.network.handlers.admin_harness import (AlterReassignments, ElectLeaders, ListReassignments, send,
-                                                  start_cluster)
+                                                  start_cluster, versions)
 
 Reassignable = AlterReassignments.ReassignableTopic
 
@@ -110,3 +110,15 @@ def test_without_a_controller_each_api_times_out():
             [("t", [(3, [])])]
     finally:
         c.stop()
+
+
+def test_every_advertised_version(cluster):
+    for version in versions(43):
+        answer = elect(cluster, version, [ElectLeaders.TopicPartitions(topic="orders", partitions=[0])])
+        assert [(t, p) for t, p, _, _ in results(answer)] == [("orders", 0)], version
+    for version in versions(45):
+        answer = send(cluster, 1, AlterReassignments[version](timeout_ms=5000, allow_replication_factor_change=True,
+                                                              topics=[]))
+        assert (answer.error_code, answer.responses) == (0, []), version
+    for version in versions(46):
+        assert send(cluster, 1, ListReassignments[version](timeout_ms=5000, topics=None)).error_code == 0, version

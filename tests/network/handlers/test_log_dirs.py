@@ -53,3 +53,19 @@ def test_alter_replica_log_dirs_has_only_one_place_to_go(cluster):
     long_name = "t" * 249
     assert alter(cluster, 1, own, long_name, [0]) == [(long_name, 0, Errors.INVALID_TOPIC_EXCEPTION.code)]
     assert os.path.isdir(os.path.join(own, "sized-0"))   # nothing moved
+
+
+@pytest.mark.parametrize("version", range(1, 5))
+def test_every_describe_log_dirs_version(cluster, version):
+    [result] = send(cluster, 1, DescribeLogDirs[version](topics=None)).results
+    assert result.log_dir == os.path.abspath(cluster.broker_data_dir(1))
+    assert {t.name for t in result.topics} == {"sized"}
+
+
+@pytest.mark.parametrize("version", range(1, 3))
+def test_every_alter_replica_log_dirs_version(cluster, version):
+    request = AlterReplicaLogDirs[version](dirs=[AlterReplicaLogDirs.AlterReplicaLogDir(
+        path="/nowhere", topics=[AlterReplicaLogDirs.AlterReplicaLogDir.AlterReplicaLogDirTopic(
+            name="sized", partitions=[0])])])
+    [result] = send(cluster, 1, request).results
+    assert [(p.partition_index, p.error_code) for p in result.partitions] == [(0, Errors.LOG_DIR_NOT_FOUND.code)]

@@ -139,3 +139,28 @@ def test_delete_records_waits_for_the_low_watermark_then_reads_start_there():
         assert delete_records(c, leader, [("trim", 0, -1)]) == [("trim", 0, 0, 4)]
     finally:
         c.stop()
+
+
+@pytest.mark.parametrize("version", range(1, 11))
+def test_every_list_offsets_version(cluster, version):
+    leader = leader_of(cluster, "clicks", 0)
+    error, timestamp, offset, epoch = list_offsets(cluster, leader, [(0, -1, -1)], version=version)[0]
+    assert (error, timestamp, offset) == (0, -1, 3) and epoch == (0 if version >= 4 else -1)
+
+
+@pytest.mark.parametrize("version", range(2, 5))
+def test_every_offset_for_leader_epoch_version(cluster, version):
+    request = OffsetForLeaderEpoch[version](replica_id=-1, topics=[OffsetForLeaderEpoch.OffsetForLeaderTopic(
+        topic="clicks", partitions=[OffsetForLeaderEpoch.OffsetForLeaderTopic.OffsetForLeaderPartition(
+            partition=0, current_leader_epoch=0, leader_epoch=0)])])
+    [p] = send(cluster, leader_of(cluster, "clicks", 0), request).topics[0].partitions
+    assert (p.error_code, p.leader_epoch, p.end_offset) == (0, 0, 3)
+
+
+@pytest.mark.parametrize("version", range(0, 3))
+def test_every_delete_records_version_answers(cluster, version):
+    request = DeleteRecords[version](timeout_ms=1000, topics=[DeleteRecords.DeleteRecordsTopic(
+        name="clicks", partitions=[DeleteRecords.DeleteRecordsTopic.DeleteRecordsPartition(
+            partition_index=0, offset=0)])])
+    [p] = send(cluster, leader_of(cluster, "clicks", 0), request).topics[0].partitions
+    assert p.error_code == 0 and p.low_watermark >= 0

@@ -1,5 +1,3 @@
-import struct
-
 import pytest
 
 from minikafka.common.errors import Errors
@@ -190,11 +188,30 @@ def test_null_records_fail_the_whole_request(cluster):
 
 
 def test_a_corrupt_header_fails_every_partition(cluster):
-    header_only = struct.pack(">qib", 0, 20, 0) + b"\x00" * 8     # batchLength 20, magic at the wrong place
-    garbage = bytearray(header_only)
-    garbage[rb.MAGIC_OFFSET] = 9
+    garbage = bytearray(batch(cluster, [b"x"]))
+    garbage[rb.MAGIC_OFFSET] = 9                                  # no magic Kafka knows
     leader = leader_of(cluster, "orders", 0)
     result = only_partition(produce(cluster, leader, "orders", 0, bytes(garbage)))
     assert result.error_code == Errors.CORRUPT_MESSAGE.code
     assert result.error_message == "Invalid magic found in record: 9"
-    assert InProcessConnection(cluster, leader).send is not None
+    assert only_partition(produce(cluster, leader, "orders", 0, batch(cluster, [b"fine"]))).error_code == 0
+
+
+@pytest.mark.parametrize("version", range(3, 14))
+def test_every_advertised_produce_version_appends(cluster, version):
+    leader = leader_of(cluster, "orders", 1)
+    if version >= 13:
+        request = Produce[version](transactional_id=None, acks=1, timeout_ms=1000, topic_data=[
+            Produce.TopicProduceData(topic_id=cluster_topic_id(cluster, "orders"), partition_data=[
+                Produce.TopicProduceData.PartitionProduceData(index=1, records=batch(cluster, [b"v"]))])])
+        result = only_partition(send(cluster, leader, request))
+    else:
+        result = only_partition(produce(cluster, leader, "orders", 1, batch(cluster, [b"v"]), acks=1,
+                                        version=version))
+    assert result.error_code == 0 and result.base_offset >= 0
+
+
+@pytest.mark.parametrize("version", range(0, 6))
+def test_every_init_producer_id_version(cluster, version):
+    response = init_producer_id(cluster, version=version)
+    assert response.error_code == 0 and response.producer_id >= 0 and response.producer_epoch == 0

@@ -6,7 +6,7 @@ import pytest
 
 from minikafka.network.handlers.topics_admin import domain_uuid, wire_uuid
 from tests.network.handlers.admin_harness import (CreatePartitions, CreateTopics, DeleteTopics, broker_node, send,
-                                                  start_cluster)
+                                                  start_cluster, versions)
 
 Topic = CreateTopics.CreatableTopic
 
@@ -157,3 +157,18 @@ def test_broker_images_see_created_topics(cluster):
     create(cluster, topic("visible", 2, 3))
     assert cluster.wait_until(lambda: all(broker_node(cluster, b).image.topic("visible") is not None
                                           for b in cluster.broker_ids), 5000)
+
+
+def test_every_advertised_version(cluster):
+    for version in versions(19):
+        [result] = create(cluster, topic(f"versioned-{version}", 1, 1), version=version).topics
+        assert (result.name, result.error_code) == (f"versioned-{version}", 0), version
+    for version in versions(37):
+        answer = send(cluster, 1, CreatePartitions[version](timeout_ms=5000, validate_only=False, topics=[
+            CreatePartitions.CreatePartitionsTopic(name=f"versioned-{2 + version}", count=2, assignments=None)]))
+        assert [r.error_code for r in answer.results] == [0], version
+    for version in versions(20):
+        name = f"versioned-{version + 1}"
+        answer = send(cluster, 2, DeleteTopics[version](timeout_ms=5000, topic_names=[name], topics=[
+            DeleteTopics.DeleteTopicState(name=name, topic_id=None)]))
+        assert [(r.name, r.error_code) for r in answer.responses] == [(name, 0)], version

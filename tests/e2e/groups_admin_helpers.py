@@ -1,0 +1,120 @@
+"""Shared helpers for the live consumer-group and admin tests: polling with deadlines, producing.
+
+Nothing here sleeps to make an assertion true: ``eventually`` polls a
+condition until a deadline and the test fails if it never holds.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Any, Callable, TypeVar
+
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
+
+T = TypeVar("T")
+CLIENT_TIMEOUTS = {"request_timeout_ms": 10_000}
+
+
+def eventually(probe: Callable[[], T], timeout_s: float = 20.0, interval_s: float = 0.05,
+               what: str = "condition") -> T:
+    """The first truthy ``probe()`` result; fails the test after ``timeout_s`` (exceptions count as "not yet")."""
+    deadline = time.monotonic() + timeout_s
+    last: object = None
+    while True:
+        try:
+            value = probe()
+            if value:
+                return value
+            last = value
+        except Exception as exc:            # the cluster may still be settling
+            last = exc
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"{what} did not happen within {timeout_s}s (last: {last!r})")
+        time.sleep(interval_s)
+
+
+def admin_client(cluster) -> KafkaAdminClient:
+    return KafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers, **CLIENT_TIMEOUTS)
+
+
+def produce_values(cluster, topic: str, values: list[bytes], partition: int | None = None) -> None:
+    producer = KafkaProducer(bootstrap_servers=cluster.bootstrap_servers, acks="all", linger_ms=0)
+    try:
+        for value in values:
+            producer.send(topic, value=value, partition=partition)
+        producer.flush(timeout=20)
+    finally:
+        producer.close()
+
+
+def group_consumer(cluster, group_id: str, *topics: str, **overrides) -> KafkaConsumer:
+    """A kafka-python group member tuned to notice rebalances quickly (heartbeats every 200 ms)."""
+    options = {"bootstrap_servers": cluster.bootstrap_servers, "group_id": group_id,
+               "auto_offset_reset": "earliest", "heartbeat_interval_ms": 200, "session_timeout_ms": 6000,
+               "fetch_max_wait_ms": 100, **CLIENT_TIMEOUTS, **overrides}
+    return KafkaConsumer(*topics, **options)
+
+
+def drain(consumer: KafkaConsumer, count: int, timeout_s: float = 20.0) -> list:
+    """Poll until ``count`` records arrived (fails after ``timeout_s``)."""
+    records: list = []
+    deadline = time.monotonic() + timeout_s
+    while len(records) < count:
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"only {len(records)} of {count} records arrived within {timeout_s}s")
+        for batch in consumer.poll(timeout_ms=200).values():
+            records.extend(batch)
+    return records
+
+
+class GroupMember:
+    """A consumer that polls in its own thread, as an application would.
+
+    KafkaConsumer is not thread-safe, so everything else it does (commit,
+    close) runs in that thread too, between two polls, through ``call``.
+    Several members polled in turn from one thread would starve each other's
+    rebalance round trips; separate threads behave like separate processes.
+    """
+
+    def __init__(self, consumer: KafkaConsumer):
+        self.consumer = consumer
+        self.records: list = []                          # every record polled so far
+        self._assignment: frozenset = frozenset()        # as of the last poll
+        self._commands: queue.Queue = queue.Queue()
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="group-member", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stopped.is_set():
+            while not self._commands.empty():
+                command, reply = self._commands.get()
+                try:
+                    reply.put((True, command(self.consumer)))
+                except Exception as exc:                # handed back to the caller
+                    reply.put((False, exc))
+            if self._stopped.is_set():
+                break
+            for batch in self.consumer.poll(timeout_ms=100).values():
+                self.records.extend(batch)
+            self._assignment = frozenset(self.consumer.assignment())
+
+    def call(self, command: Callable[[KafkaConsumer], Any], timeout_s: float = 30.0) -> Any:
+        reply: queue.Queue = queue.Queue()
+        self._commands.put((command, reply))
+        ok, value = reply.get(timeout=timeout_s)
+        if not ok:
+            raise value
+        return value
+
+    def assignment(self) -> frozenset:
+        return self._assignment
+
+    def close(self, autocommit: bool = False) -> None:
+        def shut(consumer: KafkaConsumer) -> None:
+            consumer.close(autocommit=autocommit)
+            self._stopped.set()
+        self.call(shut)
+        self._thread.join(timeout=10)
