@@ -11,23 +11,22 @@ from __future__ import annotations
 import argparse
 import sys
 
-from minikafka.cli import up
+from minikafka.cli import tools, up
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="minikafka", description="A Kafka 4.x cluster for learning.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     up.register(sub)
-    try:
-        from minikafka.cli import tools
-    except ImportError:          # the tool subcommands are optional while being built
-        tools = None
-    if tools is not None:
-        tools.register(sub)
+    tools.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in tools.TOOL_NAMES:
+        # Kafka-tool look-alikes parse their own arguments (jopt-simple rules), untouched.
+        return tools.run_named(argv[0], argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     return int(args.run(args) or 0)

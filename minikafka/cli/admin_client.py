@@ -1,0 +1,149 @@
+"""`AdminConnection`: the Kafka ``Admin`` client the command-line tools talk through.
+
+Theory of operation
+-------------------
+Every tool gathers its data over the Kafka protocol with kafka-python, so
+the same command works against the sandbox and against a real cluster.
+``AdminConnection`` opens a ``KafkaAdminClient`` lazily, when the tool makes
+its first call, because that is when the Java ``Admin`` client first needs
+a broker: a tool that fails on its arguments never connects.  If no broker
+answers, Kafka's admin client gives up after ``default.api.timeout.ms``
+(60 s) with ``Timed out waiting for a node assignment. Call: <call name>``;
+the connection raises that same ``TimeoutException``.
+
+Where kafka-python's admin client has no method for a call (DescribeConfigs
+for ``--entity-default``, ElectLeaders with its per-partition errors), the
+tool builds the request from kafka-python's protocol classes and sends it
+with `send` to any broker or a chosen node.
+
+Errors come back as error codes; `error_for` turns a code and message into
+the sandbox's `KafkaException` named like Kafka's Java exception, so a tool
+prints ``org.apache.kafka.common.errors.TopicExistsException: Topic 'orders'
+already exists.`` exactly as Kafka's would.  Ids travel as UUIDs in
+kafka-python and print in Kafka's base64 form (`kafka_uuid`).
+
+Mirrors ``org.apache.kafka.clients.admin.Admin`` as the tools use it
+(``Admin.create`` from ``bootstrap.servers``).  Simplified: the admin client
+is kafka-python's, so retry and timeout details follow its defaults.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from minikafka.common.errors import Errors, KafkaException, TimeoutException
+from minikafka.common.uuid import Uuid
+
+DEFAULT_API_TIMEOUT_MS = 60_000          # Kafka's default.api.timeout.ms: how long a call waits for a broker
+
+
+def error_for(code: int, message: str | None = None) -> KafkaException:
+    """The Java exception Kafka's admin client raises for an error code (message: the broker's, else the default)."""
+    return Errors.for_code(code).exception(message or None)
+
+
+def java_string(exc: KafkaException) -> str:
+    """``Throwable.toString()``: ``org.apache.kafka.common.errors.X: message``."""
+    return f"{exc.java_class}: {exc.message}"
+
+
+def from_client_error(exc: Exception) -> KafkaException:
+    """A kafka-python error raised by the client, as the Java client's exception."""
+    if isinstance(exc, KafkaException):
+        return exc
+    code = getattr(exc, "errno", None)
+    if isinstance(code, int):
+        # kafka-python's own wording is not the broker's; Kafka prints the error's default text.
+        return error_for(code)
+    return KafkaException(str(exc))
+
+
+def kafka_uuid(value: Any) -> str:
+    """A topic or directory id as Kafka prints it (base64); kafka-python gives UUIDs or their text."""
+    if value is None:
+        return str(Uuid.ZERO)
+    if isinstance(value, str):
+        value = uuid.UUID(value)
+    return str(Uuid.from_bytes(value.bytes))
+
+
+class ExecutionException(KafkaException):
+    """``java.util.concurrent.ExecutionException``: a failed admin call; its message is the cause's text."""
+
+    def __init__(self, cause: KafkaException):
+        super().__init__(java_string(cause))
+        self.cause = cause
+
+    @property
+    def java_class(self) -> str:
+        return "java.util.concurrent.ExecutionException"
+
+
+def execution(call):
+    """Run ``call()``; any failure comes out as `ExecutionException` (as ``KafkaFuture.get`` throws)."""
+    try:
+        return call()
+    except ExecutionException:
+        raise
+    except Exception as exc:
+        raise ExecutionException(from_client_error(exc)) from None
+
+
+class AdminConnection:
+    """A kafka-python admin client opened on first use, closed by `close`."""
+
+    def __init__(self, bootstrap_servers: str, client_id: str | None = None,
+                 bootstrap_timeout_ms: int = DEFAULT_API_TIMEOUT_MS):
+        self.bootstrap_servers = bootstrap_servers
+        self.client_id = client_id
+        self.bootstrap_timeout_ms = bootstrap_timeout_ms
+        self._admin = None                      # KafkaAdminClient once connected
+
+    def admin(self, call_name: str):
+        """The admin client; ``call_name`` names the call in Kafka's timeout message."""
+        if self._admin is None:
+            from kafka import KafkaAdminClient
+            from kafka.errors import KafkaConnectionError, KafkaTimeoutError
+            options: dict[str, Any] = {"bootstrap_servers": self.bootstrap_servers.split(","),
+                                       "bootstrap_timeout_ms": self.bootstrap_timeout_ms}
+            if self.client_id:
+                options["client_id"] = self.client_id
+            # kafka-python logs every failed connection attempt; Kafka's tools stay quiet.
+            logging.getLogger("kafka").setLevel(logging.CRITICAL)
+            try:
+                self._admin = KafkaAdminClient(**options)
+            except (KafkaTimeoutError, KafkaConnectionError):
+                raise TimeoutException(f"Timed out waiting for a node assignment. Call: {call_name}") from None
+        return self._admin
+
+    def send(self, request, call_name: str, node_id: int | None = None):
+        """Send a kafka-python protocol request to ``node_id`` (any broker if None); the response."""
+        admin = self.admin(call_name)
+
+        async def call():
+            return await admin._manager.send(request, node_id=node_id)
+        return admin._manager.run(call)
+
+    def broker_endpoint(self, node_id: int) -> tuple[str, int] | None:
+        """(host, port) of a broker the client knows from metadata."""
+        broker = self.admin("describeCluster")._manager.cluster.broker_metadata(node_id)
+        return None if broker is None else (broker.host, broker.port)
+
+    def close(self) -> None:
+        if self._admin is not None:
+            try:
+                self._admin.close()
+            finally:
+                self._admin = None
+
+    def __enter__(self) -> "AdminConnection":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+__all__ = ["AdminConnection", "ExecutionException", "execution", "DEFAULT_API_TIMEOUT_MS", "error_for",
+           "java_string", "from_client_error", "kafka_uuid"]

@@ -1,0 +1,210 @@
+"""``minikafka console-producer``: ``kafka-console-producer.sh``, lines from standard input to a topic.
+
+Theory of operation
+-------------------
+Every line read from standard input becomes one record (`LineMessageReader`
+decides key, value and headers from ``--property`` settings such as
+``parse.key=true`` and ``key.separator=:``).  Records are sent
+asynchronously (``--sync``: one at a time, waiting for each
+acknowledgement); at the end of input the producer is closed, which sends
+whatever is still batched.  When both standard input and standard output
+are a terminal, a ``>`` prompt is printed before each line is read.
+
+The producer runs with the console producer's settings unless
+``--producer-property`` (or the matching option) says otherwise:
+``acks=-1`` (all), ``linger.ms=1000`` (``--timeout``),
+``request.timeout.ms=1500``, ``retries=3``, ``batch.size=16384``,
+``client.id=console-producer``.
+
+Errors: option mistakes print the message and the option table (exit 1);
+``--bootstrap-server`` is checked like ``ToolsUtils.validateBootstrapServer``
+(``Please provide valid host:port like host1:9091,host2:9092``); a reader
+error (``No key separator found on line number 1: 'abc'``) prints the
+exception and exits 1 after the earlier records are sent; a failed
+asynchronous send is logged (``Error when sending message to topic ...``).
+
+Mirrors ``org.apache.kafka.tools.ConsoleProducer`` (4.1.1).  Simplified:
+the producer is kafka-python's ``KafkaProducer`` (only the properties it
+knows are passed on); ``--line-reader`` only accepts Kafka's
+``LineMessageReader``; ``--reader-config``/``--producer.config`` files are
+read as Java properties files of ``key=value`` lines.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from minikafka.cli import command_line_utils as clu
+from minikafka.cli.line_message_reader import LineMessageReader, ReaderException
+from minikafka.cli.option_parser import OPTIONAL_ARG, OptionException, OptionParser, REQUIRED_ARG, integer, long
+from minikafka.cli.tools_log import log_line
+from minikafka.common.errors import KafkaException
+
+NAME = "console-producer"
+SUMMARY = "kafka-console-producer.sh: send lines from standard input to a topic"
+READER_CLASS = "org.apache.kafka.tools.LineMessageReader"
+# (option, producer config, default) merged by CommandLineUtils.maybeMergeOptions, in Kafka's order
+MERGED = (("timeout", "linger.ms"), ("request-required-acks", "acks"), ("request-timeout-ms", "request.timeout.ms"),
+          ("message-send-max-retries", "retries"), ("retry-backoff-ms", "retry.backoff.ms"),
+          ("socket-buffer-size", "send.buffer.bytes"), ("max-memory-bytes", "buffer.memory"),
+          ("batch-size", "batch.size"), ("max-partition-memory-bytes", "batch.size"),
+          ("metadata-expiry-ms", "metadata.max.age.ms"), ("max-block-ms", "max.block.ms"))
+
+
+def build_parser() -> OptionParser:
+    p = OptionParser()
+    p.accepts("topic", "REQUIRED: the topic to produce to.", argument=REQUIRED_ARG, described_as="topic")
+    p.accepts("bootstrap-server", "REQUIRED: the broker(s) to connect to, HOST1:PORT1,HOST2:PORT2.",
+              argument=REQUIRED_ARG, described_as="server to connect to")
+    p.accepts("sync", "Send each record synchronously.")
+    p.accepts("compression-codec", "none, gzip, snappy, lz4 or zstd; without a value gzip.", argument=OPTIONAL_ARG,
+              described_as="compression-codec")
+    for name, text, convert, default, what in (
+            ("batch-size", "Records per batch (batch.size).", integer, 16384, "size"),
+            ("message-send-max-retries", "Retries before a record is dropped (retries).", integer, 3, ""),
+            ("retry-backoff-ms", "Wait before a retry (retry.backoff.ms).", long, 100, ""),
+            ("timeout", "How long a record may wait for a batch (linger.ms).", long, 1000, "timeout_ms"),
+            ("request-required-acks", "The producer's acks.", str, "-1", "request required acks"),
+            ("request-timeout-ms", "The producer's request.timeout.ms.", integer, 1500, "request timeout ms"),
+            ("metadata-expiry-ms", "The producer's metadata.max.age.ms.", long, 300000,
+             "metadata expiration interval"),
+            ("max-block-ms", "The producer's max.block.ms.", long, 60000, "max block on send"),
+            ("max-memory-bytes", "The producer's buffer.memory.", long, 33554432, "total memory in bytes"),
+            ("max-partition-memory-bytes", "The producer's batch.size.", integer, 16384,
+             "memory in bytes per partition"),
+            ("line-reader", "The class that reads records from standard input.", str, READER_CLASS, "reader_class"),
+            ("socket-buffer-size", "The producer's send.buffer.bytes.", integer, 102400, "size")):
+        p.accepts(name, text, argument=REQUIRED_ARG, convert=convert, default=default, described_as=what)
+    p.accepts("property", "A reader setting, key=value (parse.key, key.separator, parse.headers, ...).",
+              argument=REQUIRED_ARG, described_as="prop")
+    p.accepts("reader-config", "Reader properties file.", argument=REQUIRED_ARG, described_as="config file")
+    p.accepts("producer-property", "A producer setting, key=value.", argument=REQUIRED_ARG,
+              described_as="producer_prop")
+    p.accepts("producer.config", "Producer properties file.", argument=REQUIRED_ARG, described_as="config file")
+    return p
+
+
+def producer_props(o) -> dict[str, str]:
+    """``ConsoleProducerOptions.producerProps``: files, properties, then the merged options."""
+    props = clu.load_props(o.value_of("producer.config")) if o.has("producer.config") else {}
+    props.update(clu.parse_key_value_args(o.values_of("producer-property")))
+    props["bootstrap.servers"] = o.value_of("bootstrap-server")
+    codec = o.value_of("compression-codec") if o.has("compression-codec") else "none"
+    props["compression.type"] = codec or "gzip"
+    props.setdefault("client.id", "console-producer")
+    for option, config in MERGED:
+        if o.has(option) or config not in props:
+            props[config] = str(o.value_of(option))
+    return props
+
+
+def kafka_python_config(props: dict[str, str]) -> dict:
+    """The settings kafka-python's producer knows, under its names."""
+    from kafka import KafkaProducer
+    config = {}
+    for name, value in props.items():
+        key = name.replace(".", "_")
+        if key not in KafkaProducer.DEFAULT_CONFIG:
+            continue
+        if key == "acks":
+            config[key] = "all" if value in ("all", "-1") else int(value)
+        elif key == "compression_type":
+            config[key] = None if value == "none" else value
+        elif key == "bootstrap_servers":
+            config[key] = value.split(",")
+        elif value.lstrip("-").isdigit():
+            config[key] = int(value)
+        elif value.lower() in ("true", "false"):
+            config[key] = value.lower() == "true"
+        else:
+            config[key] = value
+    return config
+
+
+def reader_props(o) -> dict[str, str]:
+    props = clu.load_props(o.value_of("reader-config")) if o.has("reader-config") else {}
+    props["topic"] = o.value_of("topic")
+    props.update(clu.parse_key_value_args(o.values_of("property")))
+    return props
+
+
+def _lines():
+    """Standard input line by line, without line breaks; the ``>`` prompt on a terminal."""
+    prompt = sys.stdin.isatty() and sys.stdout.isatty()
+    while True:
+        if prompt:
+            sys.stdout.write(">")
+            sys.stdout.flush()
+        line = sys.stdin.readline()
+        if not line:
+            return
+        yield line[:-1] if line.endswith("\n") else line
+
+
+def _log_send_error(topic: str, record, exc: Exception) -> None:
+    from minikafka.cli.admin_client import from_client_error, java_string
+    key = "null" if record.key is None else f"{len(record.key)} bytes"
+    value = "null" if record.value is None else f"{len(record.value)} bytes"
+    log_line("ERROR", f"Error when sending message to topic {topic} with key: {key}, value: {value} with error:",
+             "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback", java_string(from_client_error(exc)))
+
+
+def produce(o) -> None:
+    """Read records until the end of input and send them."""
+    from kafka import KafkaProducer
+    reader = LineMessageReader.configure(reader_props(o))
+    topic = o.value_of("topic")
+    producer = KafkaProducer(**kafka_python_config(producer_props(o)))
+    try:
+        for record in reader.read_records(_lines()):
+            if record.key is None and record.value is None:
+                raise ValueError("minikafka: kafka-python cannot send a record whose key and value are both null "
+                                 f"(line number {reader.line_number})")
+            future = producer.send(topic, key=record.key, value=record.value, headers=list(record.headers))
+            if o.has("sync"):
+                future.get()
+            else:
+                future.add_errback(lambda exc, record=record: _log_send_error(topic, record, exc))
+    finally:
+        producer.close()
+
+
+def main(args: list[str]) -> int:
+    p = build_parser()
+    try:
+        o = p.parse(args)
+    except OptionException as exc:
+        clu.print_usage_and_exit(p, str(exc))
+    clu.maybe_print_help_or_version(p, o, args, "This tool helps to read data from standard input and publish it "
+                                                "to Kafka.")
+    clu.check_required_args(p, o, "topic")
+    try:
+        clu.validate_bootstrap_server(o.value_of("bootstrap-server"))
+    except ValueError as exc:
+        clu.print_usage_and_exit(p, str(exc))
+    if o.value_of("line-reader") != READER_CLASS:
+        clu.eprintln(f"java.lang.ClassNotFoundException: {o.value_of('line-reader')}")
+        return 1
+    try:
+        produce(o)
+    except OptionException as exc:
+        clu.eprintln(str(exc))
+        return 1
+    except ReaderException as exc:
+        clu.eprintln(f"{exc.java_class}: {exc.message}")
+        return 1
+    except ValueError as exc:                   # a sandbox limit, said plainly
+        clu.eprintln(str(exc))
+        return 1
+    except KafkaException as exc:
+        clu.eprintln(f"{exc.java_class}: {exc.message}")
+        return 1
+    except Exception as exc:
+        from minikafka.cli.admin_client import from_client_error, java_string
+        clu.eprintln(f"java.util.concurrent.ExecutionException: {java_string(from_client_error(exc))}")
+        return 1
+    return 0
+
+
+__all__ = ["NAME", "SUMMARY", "build_parser", "producer_props", "kafka_python_config", "reader_props", "produce",
+           "main"]
