@@ -53,9 +53,12 @@ test: venv
 	@$(MAKE) --no-print-directory --keep-going test-python test-lessons
 
 # Unit, simulation and end-to-end tests, spread over the cores.
+# Tests that start a Spark JVM or a browser run in a second, serial pass: one JVM
+# is shared by them all, instead of one per xdist worker.
 test-python:
 	@$(LOAD_SYSTEM_DEPS); \
-	$(PY) -m pytest -n $(JOBS) -ra $(PYTEST_ARGS) tests
+	$(PY) -m pytest -n $(JOBS) -ra -m "not spark and not browser and not slow" $(PYTEST_ARGS) tests; \
+	$(PY) -m pytest -ra -m "spark or browser or slow" $(PYTEST_ARGS) tests
 
 # Every lesson in strict nbval mode; one worker owns a whole notebook (loadscope)
 # because all cells of a notebook share one kernel.

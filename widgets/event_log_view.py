@@ -1,4 +1,4 @@
-"""`EventLogView`: the cluster's event log as a scrolling, append-only pane.
+"""`EventLogView`: the cluster's event log as a scrolling pane, newest event on top.
 
 Theory of operation
 -------------------
@@ -6,10 +6,11 @@ Each `ClusterEvent` becomes one line, ``HH:MM:SS.mmm  <text>`` (UTC time of
 the event on the node's clock, then the engine's one-sentence description,
 e.g. ``orders-1 leader 2 -> 3, epoch 1 -> 2, ISR [2,3,1] -> [3,1]``).
 
-The pane is an ``ipywidgets.Output`` written only with ``append_stdout``,
-which updates the widget's ``outputs`` trait: safe from the cluster's thread
-(ipykernel >= 7.0.1) and invisible to nbval, unlike ``with output:`` which
-would leak into whatever cell is running.  A lock serialises appends
+The pane is an ``ipywidgets.Output`` whose ``outputs`` trait is replaced
+with one stdout text, newest line first (so the event that just happened is
+always visible without scrolling): a trait assignment, safe from the
+cluster's thread (ipykernel >= 7.0.1) and invisible to nbval, unlike
+``with output:`` which would leak into whatever cell is running.  A lock serialises appends
 because the live driver's loop thread and the kernel thread (simulated
 driver, fault verbs) may both deliver events.
 
@@ -75,11 +76,10 @@ class EventLogView(ipywidgets.Output):
         """Caller holds the lock."""
         line = format_event(event)
         if len(self.lines) >= self._max_lines:
-            keep = self._max_lines // 2
-            self.lines = self.lines[-keep:]
-            self.outputs = self.outputs[-keep:]
+            self.lines = self.lines[-(self._max_lines // 2):]
         self.lines.append(line)
-        self.append_stdout(line + "\n")
+        self.outputs = ({"output_type": "stream", "name": "stdout",
+                         "text": "".join(text + "\n" for text in reversed(self.lines))},)
         self.shown_seq = max(self.shown_seq, event.seq)
 
     @property

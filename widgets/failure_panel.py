@@ -99,7 +99,8 @@ class FailurePanel(ipywidgets.VBox):
                          self._verb_call(verb, node_id))
             for verb in VERBS
         ]
-        return ipywidgets.HBox([label, *buttons])
+        # wrap instead of clipping: "Isolate controller 1001" rows are wide
+        return ipywidgets.HBox([label, *buttons], layout=ipywidgets.Layout(flex_flow="row wrap"))
 
     def _verb_call(self, verb: str, node_id: int) -> Callable[[], Any]:
         return lambda: getattr(self._cluster, verb)(node_id)

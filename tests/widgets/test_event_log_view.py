@@ -21,15 +21,15 @@ def test_format_event_shows_utc_time_of_day_with_millis():
     assert line == "01:02:03.045  orders-1 leader 2 -> 3, epoch 1 -> 2, ISR [2,3,1] -> [3,1]"
 
 
-def test_history_then_new_events_as_stdout_outputs():
+def test_history_then_new_events_newest_on_top():
     log = EventLog()
     for i in range(5):
         log.append(event(f"old {i}", at=NOW + i))
     pane = EventLogView(log, history=2)
     log.append(event("new", at=NOW + 9))
     assert pane.lines == ["00:00:00.003  old 3", "00:00:00.004  old 4", "00:00:00.009  new"]
-    assert pane.outputs[-1] == {"output_type": "stream", "name": "stdout",
-                                "text": "00:00:00.009  new\n"}
+    assert pane.outputs == ({"output_type": "stream", "name": "stdout",
+                             "text": "00:00:00.009  new\n00:00:00.004  old 4\n00:00:00.003  old 3\n"},)
     assert pane.text == "".join(line + "\n" for line in pane.lines)
 
 
@@ -71,8 +71,9 @@ def test_old_lines_are_trimmed_in_one_step():
     pane = EventLogView(log, max_lines=10)
     for i in range(11):
         log.append(event(f"e{i}"))
-    assert len(pane.lines) == len(pane.outputs) == 6
+    assert len(pane.lines) == 6
     assert pane.lines[0].endswith("e5") and pane.lines[-1].endswith("e10")
+    assert pane.outputs[0]["text"].splitlines()[0].endswith("e10")   # newest on top
 
 
 def test_stop_unsubscribes_and_keeps_the_lines():

@@ -1,0 +1,179 @@
+"""Driving a notebook in JupyterLab with Playwright, and reading the cluster diagram.
+
+Theory of operation
+-------------------
+The browser test works through two doors only.  JupyterLab's own command
+registry (``window.jupyterapp``, exposed by `LabServer`) opens nothing by
+itself but runs commands such as ``notebook:run-all-cells`` exactly as the
+Run menu does; the notebook model (``panel.content.model.toJSON()``) then
+tells which cells ran and what they printed.  The minikafka `Dashboard` is
+read from what the learner sees: the SVG that Graphviz drew, where every
+node box is a ``<g class="node">`` whose ``<title>`` is the DOT node name
+(``node_2``) and whose ``<text>`` elements are the box's lines in order --
+title, state, details, then replica name and mark pairs (``orders-0``,
+``L``).  `parse_broker_boxes` turns those lines back into `BrokerBox`
+values, so the test states its expectation in the diagram's own words
+(``dead``, ``L``).
+
+Waiting is always polling with a deadline (`poll_until`); a deadline that
+passes fails the test with what was last seen, never silently.
+
+Simplified: a replica name that the diagram shortened (very long topic
+names) is read as drawn.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+# Chromium flags for a quiet, headless, root-friendly run (no sandbox in
+# containers, no GPU, no calls home that could stall or pop up dialogs).
+CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run")
+
+POLL_INTERVAL_S = 0.25
+
+# JavaScript: the notebook panel whose document is at `path`.
+_PANEL = ("const panelOf = (path) => [...window.jupyterapp.shell.widgets('main')]"
+          ".find(w => w.context && w.context.path === path);")
+
+KERNEL_IDLE_JS = f"""(path) => {{ {_PANEL}
+  const panel = window.jupyterapp && panelOf(path);
+  const kernel = panel && panel.sessionContext.session && panel.sessionContext.session.kernel;
+  return Boolean(kernel && kernel.status === 'idle');
+}}"""
+
+# Makes cell `index` the active one and runs a notebook command on it (as
+# the Run menu would), recording when the command's promise settles:
+# JupyterLab resolves it once the cells it started have finished, with true
+# when none failed (an error stops the cells queued after it).
+RUN_COMMAND_JS = f"""([path, index, command]) => {{ {_PANEL}
+  panelOf(path).content.activeCellIndex = index;
+  window.__minikafkaRun = {{done: false, result: null, error: null}};
+  window.jupyterapp.commands.execute(command).then(
+    (result) => {{ window.__minikafkaRun = {{done: true, result, error: null}}; }},
+    (error) => {{ window.__minikafkaRun = {{done: true, result: null, error: String(error)}}; }});
+}}"""
+
+RUN_STATE_JS = "() => window.__minikafkaRun"
+
+NOTEBOOK_JSON_JS = f"(path) => {{ {_PANEL} return panelOf(path).content.model.toJSON(); }}"
+
+# Every node box of the first SVG under the element: DOT name and text lines.
+READ_DIAGRAM_JS = """(root) => {
+  const svg = root.querySelector('.minikafka-topology svg');
+  if (!svg) return null;
+  return [...svg.querySelectorAll('g.node')].map((g) => ({
+    title: (g.querySelector('title') || {}).textContent || '',
+    texts: [...g.querySelectorAll('text')].map((t) => t.textContent.trim()),
+  }));
+}"""
+
+_NODE_TITLE = re.compile(r"node_(\d+)")
+_BOX_TITLE = re.compile(r"(broker|node) (\d+)")       # brokers and combined nodes hold replicas
+_REPLICA = re.compile(r".+-\d+")
+_MARK = re.compile(r"[LF-]( \(.*\))?")
+_KILL_CALL = re.compile(r"\bcluster\.kill(?:_broker)?\(")
+_LEADER_OF = re.compile(r"""\.leader\(\s*["']([^"']+)["']\s*,\s*(\d+)\s*\)""")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerBox:
+    """One broker's box in the diagram, as drawn."""
+
+    node_id: int
+    state: str                     # the state line, e.g. "alive" or "dead · fenced"
+    marks: dict[str, str]          # replica name ("orders-0") -> mark ("L", "F (out of sync)")
+
+    @property
+    def is_dead(self) -> bool:
+        return self.state.split(" · ")[0] == "dead"
+
+    @property
+    def is_alive(self) -> bool:
+        return self.state.split(" · ")[0] == "alive"
+
+
+def parse_broker_boxes(nodes: list[dict[str, Any]]) -> dict[int, BrokerBox]:
+    """`READ_DIAGRAM_JS` output -> broker id -> `BrokerBox` (controllers skipped)."""
+    boxes: dict[int, BrokerBox] = {}
+    for node in nodes:
+        texts = node["texts"]
+        dot_name = _NODE_TITLE.fullmatch(node["title"])
+        heading = _BOX_TITLE.fullmatch(texts[0]) if texts else None
+        if dot_name is None or heading is None or len(texts) < 2:
+            continue
+        marks = {name: mark for name, mark in zip(texts[2:], texts[3:])
+                 if _REPLICA.fullmatch(name) and _MARK.fullmatch(mark)}
+        boxes[int(dot_name.group(1))] = BrokerBox(int(dot_name.group(1)), texts[1], marks)
+    return boxes
+
+
+def partition_leaders(boxes: dict[int, BrokerBox]) -> dict[str, int]:
+    """Replica name -> the broker whose box marks it ``L``."""
+    return {name: box.node_id for box in boxes.values()
+            for name, mark in box.marks.items() if mark == "L"}
+
+
+def error_outputs(notebook: dict[str, Any]) -> list[str]:
+    """Each error output of the notebook JSON as 'cell N: ename: evalue'."""
+    errors = []
+    for index, cell in enumerate(notebook.get("cells", [])):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                errors.append(f"cell {index}: {output.get('ename')}: {output.get('evalue')}")
+    return errors
+
+
+def unexecuted_code_cells(notebook: dict[str, Any], stop: int | None = None) -> list[int]:
+    """Indexes (below ``stop``) of code cells without an execution count: they never ran."""
+    cells = notebook.get("cells", [])[:stop]
+    return [index for index, cell in enumerate(cells)
+            if cell.get("cell_type") == "code" and cell.get("execution_count") is None]
+
+
+def cell_stdout(notebook: dict[str, Any], index: int) -> str:
+    """What cell ``index`` printed (its stream outputs, joined)."""
+    outputs = notebook["cells"][index].get("outputs", [])
+    return "".join(_joined(o.get("text", "")) for o in outputs if o.get("output_type") == "stream")
+
+
+def first_kill_cell(notebook: dict[str, Any]) -> tuple[int, str]:
+    """The first code cell that kills a broker, and the partition whose leader it kills.
+
+    That is where the lesson invites the learner to press the Kill button
+    instead; the cell must name the partition as ``cluster.leader("orders", 1)``.
+    """
+    for index, cell in enumerate(notebook.get("cells", [])):
+        source = _joined(cell.get("source", ""))
+        if cell.get("cell_type") == "code" and _KILL_CALL.search(source):
+            leader_of = _LEADER_OF.search(source)
+            assert leader_of, (f"cell {index} kills a broker but does not name the partition "
+                               f'as cluster.leader("<topic>", <partition>):\n{source}')
+            return index, f"{leader_of.group(1)}-{leader_of.group(2)}"
+    raise AssertionError("the lesson has no code cell that kills a broker "
+                         "(cluster.kill_broker(...) or cluster.kill(...))")
+
+
+def _joined(text: str | list[str]) -> str:
+    return text if isinstance(text, str) else "".join(text)
+
+
+def poll_until(probe: Callable[[], T], accept: Callable[[T], bool], timeout_s: float,
+               what: str, describe: Callable[[T], str] = repr) -> T:
+    """Call ``probe`` until ``accept`` says yes; AssertionError with the last value at the deadline."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = probe()
+        if accept(value):
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"Timed out after {timeout_s:.0f} s waiting for {what}; "
+                                 f"last seen:\n{describe(value)}")
+        time.sleep(POLL_INTERVAL_S)

@@ -1,0 +1,199 @@
+"""Lesson 01 in a real JupyterLab and a real browser: kill a leader, watch the picture change.
+
+Theory of operation
+-------------------
+This is the learner's path, end to end.  JupyterLab (headless, token-less,
+on a free port) serves a temporary copy of ``lessons/`` -- the repository's
+notebooks are never opened for writing -- and Chromium, driven by
+Playwright for Python with the system browser (`chromium_executable`),
+opens lesson 01.
+
+The lesson's first cell that kills a broker is where it invites the
+learner to press the dashboard's Kill button instead ("or run the next
+cell").  So the test runs every cell above that one, reads the
+`Dashboard`'s diagram from the page, and clicks "Kill broker N" for the
+broker the diagram marks ``L`` for the partition that cell names.  It waits
+until the SVG shows broker N ``dead`` and another broker ``L`` for that
+partition (the controller fenced the broker and moved leadership, and the
+widget redrew from the kernel's thread), saves the page as
+``docs/screenshots/lesson01.png`` (the README shows it), and then runs the
+rest of the lesson, which must cope with the button having been pressed.
+
+Every wait polls with a deadline; JupyterLab, its kernel and the browser
+are stopped whatever happens (`LabServer.stop`, ``browser.close``).  When a
+step fails, a screenshot of the page at that moment is left in the test's
+temporary directory and named in the failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lab_page import (CHROMIUM_ARGS, KERNEL_IDLE_JS, NOTEBOOK_JSON_JS, READ_DIAGRAM_JS,
+                      RUN_COMMAND_JS, RUN_STATE_JS, BrokerBox, cell_stdout, error_outputs,
+                      first_kill_cell, parse_broker_boxes, partition_leaders, poll_until,
+                      unexecuted_code_cells)
+from lab_server import LabServer
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSONS = ROOT / "lessons"
+LESSON = "01_brokers_and_topics.ipynb"
+SCREENSHOT = ROOT / "docs" / "screenshots" / "lesson01.png"
+
+VIEWPORT = {"width": 1280, "height": 1300}
+OPEN_TIMEOUT_S = 90          # page load plus kernel start, on a busy 2-core machine
+RUN_TIMEOUT_S = 180          # running a stretch of the lesson's cells
+CLICK_TIMEOUT_S = 20         # the kernel answers the button
+FAILOVER_TIMEOUT_S = 60      # session timeout, fencing, election, redraw
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def notebook_root(tmp_path: Path) -> Path:
+    """A private copy of lessons/: the browser may modify it, the repository stays clean."""
+    if not (LESSONS / LESSON).exists():
+        pytest.fail(f"lessons/{LESSON} is missing")
+    root = tmp_path / "lessons"
+    shutil.copytree(LESSONS, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints",
+                                                                  "__pycache__"))
+    return root
+
+
+@pytest.fixture
+def lab(notebook_root: Path, tmp_path: Path) -> Iterator[LabServer]:
+    with LabServer(notebook_root, tmp_path / "jupyter") as server:
+        yield server
+
+
+@pytest.fixture
+def page(chromium_executable: str, lab: LabServer) -> Iterator:
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_executable, headless=True,
+                                             args=list(CHROMIUM_ARGS))
+        try:
+            yield browser.new_page(viewport=VIEWPORT)
+        finally:
+            browser.close()
+
+
+def test_pressing_kill_on_a_leader_moves_leadership_in_the_diagram(page, lab, notebook_root,
+                                                                   tmp_path):
+    kill_cell, partition = first_kill_cell(json.loads((notebook_root / LESSON).read_text()))
+    try:
+        open_notebook(page, lab, LESSON)
+        run_cells(page, "notebook:run-all-above", kill_cell, stop=kill_cell)
+        dashboard = find_dashboard(page)
+        before = read_diagram(dashboard)
+        victim = partition_leaders(before).get(partition)
+        assert victim is not None and before[victim].is_alive, \
+            f"the diagram shows no alive leader of {partition}:\n{_describe(before)}"
+
+        click_and_confirm(dashboard, f"Kill broker {victim}")
+        after = poll_until(lambda: read_diagram(dashboard),
+                           lambda boxes: _failed_over(boxes, victim, partition),
+                           FAILOVER_TIMEOUT_S,
+                           f"the diagram to show broker {victim} dead and a new leader of "
+                           f"{partition}", describe=_describe)
+        save_screenshot(page, dashboard)
+        notebook = run_cells(page, "notebook:run-all-below", kill_cell)
+    except Exception as exc:
+        raise AssertionError(f"{exc}\n(page at failure: {failure_screenshot(page, tmp_path)}; "
+                             f"JupyterLab log ends with:\n{lab.log_tail(15)})") from exc
+
+    new_leader = partition_leaders(after)[partition]
+    assert after[new_leader].is_alive and after[victim].marks[partition] != "L"
+    # The lesson carried on with the broker the learner killed, not another one.
+    said = cell_stdout(notebook, kill_cell)
+    assert re.search(rf"\bbroker {victim}\b", said), \
+        f"after Kill broker {victim} was pressed, the kill cell printed: {said!r}"
+
+
+# --------------------------------------------------------------------------- steps
+def open_notebook(page, lab: LabServer, path: str) -> None:
+    page.goto(lab.url(f"lab/tree/{path}"))
+    page.wait_for_function(KERNEL_IDLE_JS, arg=path, timeout=OPEN_TIMEOUT_S * 1000)
+    # The file browser takes a fifth of the width; the dashboard needs it more.
+    page.evaluate("() => { if (!window.jupyterapp.shell.leftCollapsed) "
+                  "window.jupyterapp.commands.execute('application:toggle-left-area'); }")
+
+
+def run_cells(page, command: str, cell: int, stop: int | None = None) -> dict:
+    """Run ``command`` from cell ``cell``; the notebook JSON once the cells finished cleanly."""
+    page.evaluate(RUN_COMMAND_JS, [LESSON, cell, command])
+    state = poll_until(lambda: page.evaluate(RUN_STATE_JS), lambda s: bool(s and s["done"]),
+                       RUN_TIMEOUT_S, f"{command} to finish")
+    page.wait_for_function(KERNEL_IDLE_JS, arg=LESSON, timeout=OPEN_TIMEOUT_S * 1000)
+    notebook = page.evaluate(NOTEBOOK_JSON_JS, LESSON)
+    errors = error_outputs(notebook)
+    assert not errors, f"cells raised errors: {errors}"
+    assert state["error"] is None and state["result"] is True, f"{command} ended with {state}"
+    never_ran = unexecuted_code_cells(notebook, stop)
+    assert not never_ran, f"code cells that never ran: {never_ran}"
+    return notebook
+
+
+def find_dashboard(page):
+    """The last output holding a cluster diagram and the kill buttons."""
+    outputs = (page.locator(".jp-OutputArea-output")
+               .filter(has=page.locator(".minikafka-topology svg"))
+               .filter(has=page.get_by_role("button", name="Kill broker", exact=False)))
+    outputs.last.wait_for(state="visible", timeout=CLICK_TIMEOUT_S * 1000)
+    return outputs.last
+
+
+def read_diagram(dashboard) -> dict[int, BrokerBox]:
+    nodes = dashboard.evaluate(READ_DIAGRAM_JS)
+    assert nodes is not None, "the dashboard output has no SVG diagram"
+    return parse_broker_boxes(nodes)
+
+
+def click_and_confirm(dashboard, description: str) -> None:
+    """Click the button and wait for the panel's status line to report the verb's outcome."""
+    dashboard.get_by_role("button", name=description, exact=True).click()
+    status = dashboard.get_by_text(f"{description}: done", exact=True) \
+        .or_(dashboard.get_by_text(f"{description} failed", exact=False))
+    status.first.wait_for(state="visible", timeout=CLICK_TIMEOUT_S * 1000)
+    text = status.first.inner_text()
+    assert text == f"{description}: done", f"the panel reported: {text}"
+
+
+def save_screenshot(page, dashboard) -> None:
+    """The page with the dashboard's cell at the top; replaced atomically."""
+    dashboard.evaluate("(output) => output.closest('.jp-Cell').scrollIntoView({block: 'start'})")
+    # No hover or focus ring on the button just clicked.
+    page.mouse.move(0, 0)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    partial = SCREENSHOT.with_name(SCREENSHOT.stem + ".partial.png")
+    page.screenshot(path=str(partial), full_page=True)
+    os.replace(partial, SCREENSHOT)
+
+
+def failure_screenshot(page, directory: Path) -> str:
+    """Best effort: a browser that crashed must not hide the original failure."""
+    path = directory / "failure.png"
+    try:
+        page.screenshot(path=str(path), full_page=True)
+    except Exception as exc:        # reported instead of the picture
+        return f"no screenshot ({type(exc).__name__})"
+    return str(path)
+
+
+# --------------------------------------------------------------------------- checks
+def _failed_over(boxes: dict[int, BrokerBox], victim: int, partition: str) -> bool:
+    leader = partition_leaders(boxes).get(partition)
+    return victim in boxes and boxes[victim].is_dead and leader not in (None, victim)
+
+
+def _describe(boxes: dict[int, BrokerBox]) -> str:
+    return "\n".join(f"broker {b.node_id}: {b.state} {b.marks}" for b in boxes.values())
