@@ -236,6 +236,10 @@ _TABLE: list[tuple[int, str, str | None, bool, str | None]] = [
     (108, "NEW_LEADER_ELECTED", "NewLeaderElectedException", False,
      "The AlterPartition request successfully updated the partition state but the leader has "
      "changed."),
+    (114, "MISMATCHED_ENDPOINT_TYPE", "MismatchedEndpointTypeException", False,
+     "The request was sent to an endpoint of the wrong type."),
+    (115, "UNSUPPORTED_ENDPOINT_TYPE", "UnsupportedEndpointTypeException", False,
+     "This endpoint type is not supported yet."),
     (116, "UNKNOWN_CONTROLLER_ID", "UnknownControllerIdException", False,
      "This controller ID is not known."),
     (119, "INVALID_REGISTRATION", "InvalidRegistrationException", False,

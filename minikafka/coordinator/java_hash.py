@@ -28,38 +28,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
-_INT_MIN = -(2**31)
-DEFAULT_CAPACITY = 16                 # java.util.HashMap's initial table size
-LOAD_FACTOR_NUM, LOAD_FACTOR_DEN = 3, 4  # the default load factor 0.75, as a fraction
-
-
-def _to_signed32(value: int) -> int:
-    value &= 0xFFFFFFFF
-    return value - 2**32 if value >= 2**31 else value
-
-
-def string_hash_code(text: str) -> int:
-    """Java's ``String.hashCode`` (signed 32-bit) of ``text``."""
-    h = 0
-    encoded = text.encode("utf-16-be", "surrogatepass")
-    for i in range(0, len(encoded), 2):
-        h = (31 * h + ((encoded[i] << 8) | encoded[i + 1])) & 0xFFFFFFFF
-    return _to_signed32(h)
-
-
-def utils_abs(value: int) -> int:
-    """Kafka's ``Utils.abs``: like ``Math.abs`` but ``Integer.MIN_VALUE`` gives 0."""
-    return 0 if value == _INT_MIN else abs(value)
-
-
-def capacity_after(size: int, capacity: int = DEFAULT_CAPACITY) -> int:
-    """The HashMap table size once it has held ``size`` entries (it never shrinks)."""
-    while size * LOAD_FACTOR_DEN > capacity * LOAD_FACTOR_NUM:
-        capacity *= 2
-    return capacity
+from minikafka.common.java_hashing import (DEFAULT_CAPACITY, capacity_after, hashmap_order,
+                                          string_hash_code, utils_abs)
 
 
 def bucket_index(key: str, capacity: int) -> int:
+    """The bucket of a String key in a HashMap table of ``capacity`` buckets."""
     h = string_hash_code(key) & 0xFFFFFFFF
     return (h ^ (h >> 16)) & (capacity - 1)
 
@@ -70,7 +44,7 @@ def hash_map_order(keys: Iterable[str], capacity: int | None = None) -> list[str
     ``capacity`` is the map's table size; by default the size a fresh map
     reaches by inserting exactly these keys.
     """
-    ordered = list(keys)
-    table = capacity if capacity is not None else capacity_after(len(ordered))
-    # sorted() is stable, so keys sharing a bucket keep their insertion order.
-    return sorted(ordered, key=lambda k: bucket_index(k, table))
+    return hashmap_order(keys, None, capacity if capacity is not None else DEFAULT_CAPACITY)
+
+
+__all__ = ["DEFAULT_CAPACITY", "bucket_index", "capacity_after", "hash_map_order", "string_hash_code", "utils_abs"]

@@ -28,6 +28,8 @@ version 1 files are read.
 
 from __future__ import annotations
 
+from minikafka.common.java_hashing import hashmap_order
+
 import json
 import os
 from dataclasses import dataclass
@@ -101,14 +103,7 @@ def java_hash_set_order(ids: frozenset[int] | set[int]) -> list[int]:
     1001..1003 come out ascending while e.g. {5, 17} comes out 17, 5.  Ids in
     the same bucket keep insertion order, which we take to be ascending.
     """
-    capacity = 16
-    while len(ids) > capacity * 3 // 4:
-        capacity *= 2
-
-    def bucket(value: int) -> int:
-        h = value & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (capacity - 1)
-    return sorted(ids, key=lambda v: (bucket(v), v))
+    return hashmap_order(sorted(ids))
 
 
 class UncheckedIOException(OSError):

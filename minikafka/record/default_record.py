@@ -129,39 +129,63 @@ def _check_count(count: int) -> None:
 
 
 def _fast_scan(buf, pos: int, end: int, count: int) -> list[tuple[int, int, int, int]] | None:
-    """The hot path of `scan_records` for ordinary records: one-byte varints except the two lengths.
+    """The hot path of `scan_records`: one- and two-byte varints decoded inline.
 
-    Produce batches are almost always like this (small deltas, no headers,
-    keys under 64 bytes), and decoding their varints inline instead of
-    calling `read_varint` is what keeps the leader append path fast.  Returns
-    None at the first record it does not handle or any inconsistency; the
-    caller then re-walks with `_walk_one`, which owns every error message.
+    Produce batches are almost always small-delta, header-less records, and
+    decoding their one-byte varints inline instead of calling `read_varint` is
+    what keeps the leader append path fast; two-byte ones (offset deltas past
+    63, kilobyte values) are inlined too, and longer ones take `read_varint`.
+    Returns None at anything unusual or inconsistent; the caller then re-walks
+    with `_walk_one`, which owns every error message.
     """
     out = []
     append = out.append
     try:
         for _ in range(count):
-            b = buf[pos]                                    # record length: 1 or 2 bytes
+            b = buf[pos]                                    # record length
             if b < 0x80:
-                raw, pos = b, pos + 1
+                size, pos = (b >> 1) ^ -(b & 1), pos + 1
             elif buf[pos + 1] < 0x80:
-                raw, pos = (b & 0x7F) | (buf[pos + 1] << 7), pos + 2
+                b = (b & 0x7F) | (buf[pos + 1] << 7)
+                size, pos = (b >> 1) ^ -(b & 1), pos + 2
             else:
-                return None
-            size, start = (raw >> 1) ^ -(raw & 1), pos
-            ts, off, key = buf[pos + 1], buf[pos + 2], buf[pos + 3]   # after the attributes byte
-            if ts >= 0x80 or off >= 0x80 or key >= 0x80:
-                return None
-            key_len = (key >> 1) ^ -(key & 1)
-            pos += 4 + key_len if key_len > 0 else 4
-            b = buf[pos]                                    # value length: 1 or 2 bytes
+                size, pos = read_varint(buf, pos)
+            start = pos
+            pos += 1                                        # attributes: unused
+            b = buf[pos]                                    # timestamp delta (a varlong)
             if b < 0x80:
-                raw, pos = b, pos + 1
+                ts, pos = (b >> 1) ^ -(b & 1), pos + 1
             elif buf[pos + 1] < 0x80:
-                raw, pos = (b & 0x7F) | (buf[pos + 1] << 7), pos + 2
+                b = (b & 0x7F) | (buf[pos + 1] << 7)
+                ts, pos = (b >> 1) ^ -(b & 1), pos + 2
             else:
-                return None
-            value_len = (raw >> 1) ^ -(raw & 1)
+                ts, pos = read_varint(buf, pos, 10)
+            b = buf[pos]                                    # offset delta
+            if b < 0x80:
+                off, pos = (b >> 1) ^ -(b & 1), pos + 1
+            elif buf[pos + 1] < 0x80:
+                b = (b & 0x7F) | (buf[pos + 1] << 7)
+                off, pos = (b >> 1) ^ -(b & 1), pos + 2
+            else:
+                off, pos = read_varint(buf, pos)
+            b = buf[pos]                                    # key length, then the key
+            if b < 0x80:
+                key_len, pos = (b >> 1) ^ -(b & 1), pos + 1
+            elif buf[pos + 1] < 0x80:
+                b = (b & 0x7F) | (buf[pos + 1] << 7)
+                key_len, pos = (b >> 1) ^ -(b & 1), pos + 2
+            else:
+                key_len, pos = read_varint(buf, pos)
+            if key_len > 0:
+                pos += key_len
+            b = buf[pos]                                    # value length, then the value
+            if b < 0x80:
+                value_len, pos = (b >> 1) ^ -(b & 1), pos + 1
+            elif buf[pos + 1] < 0x80:
+                b = (b & 0x7F) | (buf[pos + 1] << 7)
+                value_len, pos = (b >> 1) ^ -(b & 1), pos + 2
+            else:
+                value_len, pos = read_varint(buf, pos)
             if value_len > 0:
                 pos += value_len
             if buf[pos] != 0:                               # headers present: let the general walk decide
@@ -169,8 +193,8 @@ def _fast_scan(buf, pos: int, end: int, count: int) -> list[tuple[int, int, int,
             pos += 1
             if pos - start != size or pos > end:
                 return None
-            append(((ts >> 1) ^ -(ts & 1), (off >> 1) ^ -(off & 1), key_len, value_len))
-    except IndexError:
+            append((ts, off, key_len, value_len))
+    except (IndexError, ValueError):
         return None
     return out if pos == end else None
 

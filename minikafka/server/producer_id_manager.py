@@ -9,9 +9,11 @@ AllocateProducerIds RPC, recorded as a ProducerIdsRecord so the next block
 starts after it), and the broker serves ids from its block, asking for the
 next block before the current one runs out.
 
+While no block is available (the first request after start-up, or the
+controller is unreachable) the answer is COORDINATOR_LOAD_IN_PROGRESS, which
+clients retry, as Kafka answers.
+
 Mirrors ``org.apache.kafka.coordinator.transaction.RPCProducerIdManager``.
-Simplified: callers wait with a callback instead of a retriable
-COORDINATOR_LOAD_IN_PROGRESS while the first block is being fetched.
 """
 
 from __future__ import annotations
@@ -36,10 +38,10 @@ class ProducerIdManager:
         self.block_start = -1
         self.next_block: tuple[int, int] | None = None   # prefetched (start, length)
         self.requesting = False
-        self.waiters: list[Callable[[Errors, int], None]] = []
 
     def generate(self, callback: Callable[[Errors, int], None]) -> None:
-        """Call back with (NONE, producer_id) now or once a block has arrived."""
+        """Call back with (NONE, producer_id), or (COORDINATOR_LOAD_IN_PROGRESS, -1) while
+        no block is available yet (a block is requested; the client retries)."""
         if self.next_id < 0 or self.next_id >= self.block_end:
             self._switch_to_prefetched()
         if 0 <= self.next_id < self.block_end:
@@ -49,8 +51,8 @@ class ProducerIdManager:
                 self._request_block()
             callback(Errors.NONE, producer_id)
             return
-        self.waiters.append(callback)
         self._request_block()
+        callback(Errors.COORDINATOR_LOAD_IN_PROGRESS, -1)
 
     def _switch_to_prefetched(self) -> None:
         if self.next_block is not None:
@@ -74,9 +76,3 @@ class ProducerIdManager:
         self.requesting = False
         if isinstance(response, AllocateProducerIdsResponse) and response.error_code is Errors.NONE:
             self.next_block = (response.producer_id_start, response.producer_id_len)
-            waiters, self.waiters = self.waiters, []
-            for callback in waiters:
-                self.generate(callback)
-            return
-        if self.waiters:
-            self.node.schedule(("producer-ids", "retry"), self.node.now + 50, self._request_block)

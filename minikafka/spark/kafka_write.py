@@ -38,7 +38,13 @@ from pyspark.sql.types import ArrayType, BinaryType, DataType, IntegerType, Stri
 from minikafka.common.errors import ConfigException
 from minikafka.spark.errors import AnalysisException, NullPointerException
 from minikafka.spark.kafka_record_to_row_converter import HEADERS_TYPE
-from minikafka.spark.kafka_source_provider import TOPIC, client_config, kafka_params_for_producer, lower_keys
+from minikafka.spark.kafka_source_provider import (
+    FAKE_KAFKA_DIR,
+    TOPIC,
+    client_config,
+    kafka_params_for_producer,
+    lower_keys,
+)
 from minikafka.spark.offsets_client import ClientConfig, RecordProducer
 
 _ACCEPTED = {
@@ -142,7 +148,7 @@ def write_task(options: Mapping[str, str], schema: StructType, overwrite: bool) 
         raise AnalysisException(
             "Save mode Overwrite not allowed for Kafka. Allowed save modes are Append and ErrorIfExists (default)."
         )
-    if "bootstrap.servers" not in kafka_params_for_producer(params) and "_fakekafkadir" not in params:
+    if "bootstrap.servers" not in kafka_params_for_producer(params) and FAKE_KAFKA_DIR not in params:
         raise ConfigException('Missing required configuration "bootstrap.servers" which has no default value.')
     topic = params[TOPIC].strip() if TOPIC in params else None
     validate_query(schema, topic)

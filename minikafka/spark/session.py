@@ -53,7 +53,7 @@ SPARK_CONF = {
 _LOG4J = Path(__file__).with_name("log4j2.properties")  # root logger at ERROR, to stderr
 # A lesson's JVM lives minutes and handles little data: the client compiler alone and the
 # serial collector start it several seconds sooner and keep its footprint down.
-JAVA_OPTIONS = f"-Dlog4j2.configurationFile=file:{_LOG4J} -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 _session: Any = None  # the SparkSession this kernel started
 
@@ -113,7 +113,8 @@ def get_spark(quiet: bool = False) -> Any:
     builder = SparkSession.builder.appName("minikafka")
     for key, value in SPARK_CONF.items():
         builder = builder.config(key, value)
-    builder = builder.config("spark.driver.extraJavaOptions", JAVA_OPTIONS)
+    log_config = f"-Dlog4j2.configurationFile=file:{_LOG4J} " if _LOG4J.exists() else ""
+    builder = builder.config("spark.driver.extraJavaOptions", log_config + JAVA_OPTIONS)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     session.dataSource.register(MiniKafkaDataSource)
@@ -124,12 +125,11 @@ def get_spark(quiet: bool = False) -> Any:
 def check_kafka(bootstrap_servers: str, topics: Iterable[str] = (), timeout_ms: int = 10000) -> None:
     """Fail in one sentence if Kafka is not reachable or a topic is missing."""
     from kafka import KafkaConsumer
-    from kafka.errors import KafkaError
+    from kafka.errors import KafkaTimeoutError
 
     try:
-        consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, request_timeout_ms=timeout_ms + 1000,
-                                 api_version_auto_timeout_ms=timeout_ms)
-    except KafkaError:
+        consumer = KafkaConsumer(bootstrap_servers=bootstrap_servers, bootstrap_timeout_ms=timeout_ms)
+    except KafkaTimeoutError:
         raise KafkaUnreachableError(
             f"No Kafka broker answered at {bootstrap_servers} within {timeout_ms / 1000:g} s: "
             "is the cluster running, and is this its bootstrap address?"

@@ -44,8 +44,8 @@ from pyspark.sql.types import StructType
 from minikafka.spark.errors import IllegalArgumentException
 from minikafka.spark.kafka_batch import KafkaBatch
 from minikafka.spark.kafka_micro_batch_stream import KafkaMicroBatchStream
-from minikafka.spark.kafka_record_to_row_converter import kafka_schema
 from minikafka.spark.kafka_offset_range_limit import EarliestOffsetRangeLimit
+from minikafka.spark.kafka_record_to_row_converter import kafka_schema
 from minikafka.spark.kafka_source_provider import (
     include_headers,
     lower_keys,

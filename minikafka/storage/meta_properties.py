@@ -30,6 +30,8 @@ version 1 (KRaft) files are written; version 0 files are read.
 
 from __future__ import annotations
 
+from minikafka.common.java_hashing import string_hash_code
+
 import datetime
 import os
 from dataclasses import dataclass
@@ -48,13 +50,6 @@ def java_date_string(now_ms: int) -> str:
     return f"{_DAYS[t.weekday()]} {_MONTHS[t.month - 1]} {t.day:02d} {t:%H:%M:%S} UTC {t.year}"
 
 
-def _java_string_hash(text: str) -> int:
-    h = 0
-    for ch in text:
-        h = (31 * h + ord(ch)) & 0xFFFFFFFF
-    return h
-
-
 def properties_store_order(keys: list[str]) -> list[str]:
     """The order JDK 17's ``Properties.store`` writes ``keys`` in (its ConcurrentHashMap's bin order).
 
@@ -63,7 +58,7 @@ def properties_store_order(keys: list[str]) -> list[str]:
     order.  (The table would grow at 12 keys; meta.properties has at most 4.)
     """
     def bin_of(key: str) -> int:
-        h = _java_string_hash(key)
+        h = string_hash_code(key) & 0xFFFFFFFF
         return ((h ^ (h >> 16)) & 0x7FFFFFFF) & 15
     return sorted(keys, key=lambda k: (bin_of(k), keys.index(k)))
 

@@ -37,7 +37,8 @@ from __future__ import annotations
 import math
 from typing import Callable, Iterable
 
-from minikafka.common.config.java_values import hashmap_order, string_hash
+from minikafka.common.java_hashing import hashmap_order
+from minikafka.common.java_hashing import string_hash_code as string_hash
 from minikafka.common.topic_partition import TopicPartition
 
 DEFAULT_CAPACITY = 16          # new HashMap<>() / new HashSet<>()

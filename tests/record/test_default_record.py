@@ -6,6 +6,7 @@ from minikafka.common.errors import InvalidRecordException
 from minikafka.record import record_batch as rb
 from minikafka.record.byte_utils import write_varint
 from minikafka.record.default_record import Record, read_records, scan_records
+from minikafka.record.memory_records import SimpleRecord, build_batch
 
 
 def _records_region(data):
@@ -83,3 +84,26 @@ def test_negative_header_count():
 
 def test_record_to_string_is_kafkas():
     assert str(Record(5, NOW, b"k", b"value")) == f"DefaultRecord(offset=5, timestamp={NOW}, key=1 bytes, value=5 bytes)"
+
+
+def test_the_fast_scan_agrees_with_the_general_walk_on_long_varints():
+    # 300 records: offset deltas past 63, kilobyte values, keys, and timestamps far from the base
+    from minikafka.record import default_record
+    records = [SimpleRecord(value=b"v" * (i * 7 % 1500), key=(b"k%d" % i) if i % 3 else None,
+                            timestamp=1_000_000 + i * 977) for i in range(300)]
+    data = build_batch(records)
+    count = len(records)
+    start, end = 61, len(data)
+    fast = default_record._fast_scan(data, start, end, count)
+    slow = [(r[2], r[3], r[5], r[7]) for r in _walk_all(data, start, end, count)]
+    assert fast is not None and fast == slow
+    assert scan_records(data, start, end, count) == slow
+
+
+def _walk_all(data, pos, end, count):
+    from minikafka.record.default_record import _walk_one
+    out = []
+    for _ in range(count):
+        pos, parts = _walk_one(data, pos, end, False)
+        out.append(parts)
+    return out

@@ -8,7 +8,6 @@ from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.record.memory_records import SimpleRecord, build_batch
 from minikafka.server.fetch import FetchPartitionRequest, FetchRequest
-from minikafka.storage.fetch_data_info import FetchIsolation
 
 TP = TopicPartition("p", 0)
 

@@ -58,6 +58,7 @@ def test_unreachable_bootstrap_is_one_sentence():
 
 
 @pytest.mark.spark
+@pytest.mark.xdist_group("spark")
 def test_get_spark_returns_one_configured_session(spark):
     assert session.get_spark() is spark
     conf = spark.sparkContext.getConf()

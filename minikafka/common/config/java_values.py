@@ -25,6 +25,8 @@ a HashMap bucket never turns into a tree.
 
 from __future__ import annotations
 
+from minikafka.common.java_hashing import hashmap_order, string_hash_code  # noqa: F401
+
 import math
 import re
 import unicodedata
@@ -190,35 +192,4 @@ def equals_ignore_case(left: str, right: str) -> bool:
     return True
 
 
-def string_hash(text: str) -> int:
-    """``String.hashCode()``: ``31*h + c`` over the UTF-16 code units, as a signed 32-bit int."""
-    encoded = text.encode("utf-16-be")
-    h = 0
-    for i in range(0, len(encoded), 2):
-        h = (31 * h + int.from_bytes(encoded[i:i + 2], "big")) & 0xFFFFFFFF
-    return h - (1 << 32) if h & 0x80000000 else h
-
-
-def hashmap_order(keys: Iterable[Hashable], key_hash: Callable[[Hashable], int] | None = None,
-                  initial_capacity: int = 16) -> list:
-    """The order a ``java.util.HashMap`` filled with ``keys`` (in this order) iterates them.
-
-    The table starts at ``initial_capacity`` buckets and doubles whenever it is
-    more than 75% full; iteration walks the buckets in index order, and keys
-    sharing a bucket keep their insertion order (resizing preserves it).
-    String keys use ``String.hashCode``, ints hash to themselves.
-    """
-    ordered: Sequence = list(dict.fromkeys(keys))
-    hasher = key_hash or (lambda k: k if isinstance(k, int) else string_hash(str(k)))
-    capacity = 1
-    while capacity < initial_capacity:
-        capacity *= 2
-    while len(ordered) > capacity * 0.75:
-        capacity *= 2
-
-    def bucket(key: Hashable) -> int:
-        h = hasher(key) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    position = {key: i for i, key in enumerate(ordered)}
-    return sorted(ordered, key=lambda k: (bucket(k), position[k]))
+string_hash = string_hash_code          # String.hashCode(), kept under the name config code uses

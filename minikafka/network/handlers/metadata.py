@@ -60,7 +60,8 @@ TOPIC_AUTHORIZED_OPERATIONS_FIELD = sum(1 << op for op in _TOPIC_OPERATIONS)  # 
 INT32_MIN = -2147483648
 MAX_REQUEST_PARTITION_SIZE_LIMIT = 2000             # max.request.partition.size.limit
 ENDPOINT_TYPE_BROKER, ENDPOINT_TYPE_NAMES = 1, {1: "BROKER", 2: "CONTROLLER"}
-MISMATCHED_ENDPOINT_TYPE, UNSUPPORTED_ENDPOINT_TYPE = 114, 115   # error codes missing from common.errors
+MISMATCHED_ENDPOINT_TYPE = Errors.MISMATCHED_ENDPOINT_TYPE.code
+UNSUPPORTED_ENDPOINT_TYPE = Errors.UNSUPPORTED_ENDPOINT_TYPE.code
 
 
 # ---------------------------------------------------------------- shared helpers

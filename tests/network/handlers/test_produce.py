@@ -150,9 +150,23 @@ def test_transactional_batches_without_a_coordinator(cluster):
 
 
 def init_producer_id(cluster, broker_id=1, version=4, **fields):
+    """InitProducerId, retried as clients retry COORDINATOR_LOAD_IN_PROGRESS (no id block yet)."""
     values = {"transactional_id": None, "transaction_timeout_ms": 60000, "producer_id": -1,
               "producer_epoch": -1, **fields}
-    return send(cluster, broker_id, InitProducerId[version](**values))
+    for _ in range(20):
+        response = send(cluster, broker_id, InitProducerId[version](**values))
+        if response.error_code != Errors.COORDINATOR_LOAD_IN_PROGRESS.code:
+            return response
+        cluster.run_for(100)
+    return response
+
+
+def test_first_init_producer_id_waits_for_a_block_of_ids(cluster):
+    values = {"transactional_id": None, "transaction_timeout_ms": 60000, "producer_id": -1,
+              "producer_epoch": -1}
+    first = send(cluster, 2, InitProducerId[4](**values))
+    assert first.error_code == Errors.COORDINATOR_LOAD_IN_PROGRESS.code   # block requested
+    assert init_producer_id(cluster, broker_id=2).error_code == 0
 
 
 def test_idempotent_producer_duplicates_and_sequence_errors(cluster):

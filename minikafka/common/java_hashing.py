@@ -1,0 +1,73 @@
+"""Java's hash codes and ``HashMap``/``HashSet`` iteration order, for output that must match Kafka's.
+
+Kafka often prints the contents of a Java hash map or set: the voters in
+``quorum-state``, the keys of ``meta.properties``, partitions and brokers in
+tool output, the group coordinator's partition for a group id.  To print them
+in the same order, the sandbox computes what Java does:
+
+* ``String.hashCode`` is ``31*h + c`` over the UTF-16 code units, wrapped to a
+  signed 32-bit int; an ``Integer`` hashes to itself;
+* a ``HashMap`` spreads a hash as ``h ^ (h >>> 16)``, keeps ``2**k`` buckets
+  (16 at first, doubling once more than 75% full) and iterates bucket by bucket,
+  entries of one bucket in insertion order (resizing keeps that order);
+* Kafka's ``Utils.abs`` is ``Math.abs`` except that ``Integer.MIN_VALUE`` gives 0.
+
+Mirrors ``java.lang.String.hashCode``, ``java.util.HashMap`` and
+``org.apache.kafka.common.utils.Utils.abs``.  Simplified: tree bins (a bucket
+with 8+ colliding keys) are not modelled.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Hashable, Iterable
+
+INT_MIN = -(2**31)
+DEFAULT_CAPACITY = 16                  # new HashMap<>() / new HashSet<>()
+
+
+def to_int32(value: int) -> int:
+    """Wrap ``value`` to a signed 32-bit int, as Java's int arithmetic does."""
+    value &= 0xFFFFFFFF
+    return value - (1 << 32) if value & 0x80000000 else value
+
+
+def string_hash_code(text: str) -> int:
+    """``String.hashCode()`` of ``text`` (signed 32-bit)."""
+    encoded = text.encode("utf-16-be", "surrogatepass")
+    h = 0
+    for i in range(0, len(encoded), 2):
+        h = (31 * h + ((encoded[i] << 8) | encoded[i + 1])) & 0xFFFFFFFF
+    return to_int32(h)
+
+
+def utils_abs(value: int) -> int:
+    """Kafka's ``Utils.abs``: ``Math.abs``, but ``Integer.MIN_VALUE`` gives 0."""
+    return 0 if value == INT_MIN else abs(value)
+
+
+def capacity_after(size: int, capacity: int = DEFAULT_CAPACITY) -> int:
+    """The table size of a map that started at ``capacity`` once it holds ``size`` entries."""
+    table = 1
+    while table < capacity:
+        table *= 2
+    while size * 4 > table * 3:
+        table *= 2
+    return table
+
+
+def hashmap_order(keys: Iterable[Hashable], key_hash: Callable[[Hashable], int] | None = None,
+                  initial_capacity: int = DEFAULT_CAPACITY) -> list:
+    """The order a ``HashMap`` filled with ``keys`` (in this order) iterates them.
+
+    ``key_hash`` defaults to ``String.hashCode`` for strings and the value itself
+    for ints.  Duplicate keys count once, at their first insertion.
+    """
+    ordered = list(dict.fromkeys(keys))
+    hasher = key_hash or (lambda k: k if isinstance(k, int) else string_hash_code(str(k)))
+    table = capacity_after(len(ordered), initial_capacity)
+    position = {key: i for i, key in enumerate(ordered)}
+
+    def bucket(key: Hashable) -> int:
+        h = hasher(key) & 0xFFFFFFFF
+        return (h ^ (h >> 16)) & (table - 1)
+    return sorted(ordered, key=lambda k: (bucket(k), position[k]))
