@@ -86,6 +86,7 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools):
             self.layout.advertised[broker_id] = parse_listener(text)
         self._first_port = port
         self.events = EventLog()
+        self.events.subscribe(self._on_event)
         self.driver = None
         self.listeners: dict[int, Any] = {}        # broker id -> live TCP listener
         self._started = False
@@ -196,6 +197,9 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools):
             registration = image.cluster.broker(broker_id)
             node = self._node(broker_id)
             if registration is None or registration.fenced or node.broker.is_fenced:
+                return False
+            listener = self.listeners.get(broker_id)
+            if listener is not None and not listener.serving:
                 return False
         return True
 

@@ -90,8 +90,16 @@ class ClusterFaults:
                 listener = BrokerListener(self.driver, node_id, self.layout.host,
                                           self.layout.broker_ports[node_id], sock)
                 self.listeners[node_id] = listener
-            asyncio.run_coroutine_threadsafe(listener.start(), self.driver.loop).result(10)
+            asyncio.run_coroutine_threadsafe(listener.start(serve=False),
+                                             self.driver.loop).result(10)
         self._call(lambda: self.driver.start(node_id))
+
+    def _on_event(self, event) -> None:
+        """A broker that became unfenced for the first time opens its listener to clients."""
+        if event.kind == "broker_started":
+            listener = self.listeners.get(event.node)
+            if listener is not None:
+                listener.enable()          # called on the cluster's loop thread
 
     def _kill_node(self, node_id: int, reason: str = "killed", kind: str = "node_killed") -> None:
         listener = self.listeners.get(node_id)

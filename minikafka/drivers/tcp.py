@@ -152,14 +152,27 @@ class BrokerListener:
         self.log_lines: list[str] = []          # "Closing socket for ..." lines, newest last
         self._connection_index = itertools.count()
 
-    async def start(self) -> None:
+    async def start(self, serve: bool = True) -> None:
+        """Bind the port; accept connections now, or (``serve=False``) only after `enable`.
+
+        Until then connections wait in the socket backlog, as they do on a Kafka
+        broker that has not yet enabled request processing."""
         sock, self.sock = self.sock, None
         if sock is None:
             sock = reserve_port(self.host, self.port)
         loop = asyncio.get_running_loop()
         self.server = await loop.create_server(
             lambda: _Connection(self, ("conn", self.node_id, next(self._connection_index))),
-            sock=sock)
+            sock=sock, start_serving=serve)
+
+    def enable(self) -> None:
+        """Start accepting connections (loop thread)."""
+        if self.server is not None and not self.server.is_serving():
+            asyncio.get_running_loop().create_task(self.server.start_serving())
+
+    @property
+    def serving(self) -> bool:
+        return self.server is not None and self.server.is_serving()
 
     def stop(self) -> None:
         """Stop accepting, release the port and drop every connection (a dead broker refuses)."""

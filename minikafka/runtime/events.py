@@ -19,6 +19,7 @@ controller_elected     a controller won a KRaft election (data: epoch, votes)
 controller_resigned    an active controller stepped down
 broker_registered      RegisterBrokerRecord written (data: broker, epoch)
 broker_unfenced        broker caught up and was unfenced
+broker_started         a (re)started broker was unfenced the first time: it serves clients now
 broker_fenced          broker fenced (data: reason, e.g. session timeout)
 broker_shutdown        controlled shutdown finished
 topic_created          TopicRecord + PartitionRecords written

@@ -79,6 +79,7 @@ class BrokerLifecycleManager:
         self.heartbeat_interval_ms = timing.ms("broker.heartbeat.interval.ms")
         self.timeout_ms = timing.ms("controller.quorum.request.timeout.ms")
         self.in_flight = False
+        self.started = False                       # unfenced at least once since this process started
 
     def start(self) -> None:
         self.state = BrokerState.STARTING
@@ -158,6 +159,11 @@ class BrokerLifecycleManager:
             return
         if not response.is_fenced and self.state is BrokerState.RECOVERY:
             self.state = BrokerState.RUNNING
+            if not self.started:
+                # Kafka's BrokerServer enables request processing at the first unfencing
+                self.started = True
+                self.node.emit("broker_started", f"broker {self.broker.broker_id} is unfenced and "
+                                                 f"serves client requests", broker=self.broker.broker_id)
         elif response.is_fenced and self.state is BrokerState.RUNNING:
             self.state = BrokerState.RECOVERY
         delay = self.heartbeat_interval_ms
