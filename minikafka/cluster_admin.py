@@ -168,8 +168,18 @@ class ClusterAdmin:
                 for r in response.replica_election_results for p in r.partition_result}
 
     # ------------------------------------------------------------------ reassignment
-    def reassign_partitions(self, plan: Mapping[tuple[str, int], Sequence[int] | None]) -> dict:
-        """Start (or, with None, cancel) reassignments: {(topic, p): [target replicas]}."""
+    def reassign_partitions(self, plan: Mapping[tuple[str, int], Sequence[int] | None],
+                            throttle_bytes_per_sec: int | None = None) -> dict:
+        """Start (or, with None, cancel) reassignments: {(topic, p): [target replicas]}.
+
+        ``throttle_bytes_per_sec`` sets the replication throttle the way
+        ``kafka-reassign-partitions.sh --execute --throttle`` does (broker configs
+        ``*.replication.throttled.rate`` on every broker involved, topic configs
+        ``*.replication.throttled.replicas`` for the moving replicas); call
+        `clear_reassignment_throttles` when the moves are done (``--verify`` does).
+        """
+        if throttle_bytes_per_sec is not None:
+            self._set_reassignment_throttles(plan, int(throttle_bytes_per_sec))
         by_topic: dict[str, list] = {}
         for (topic, partition), replicas in plan.items():
             by_topic.setdefault(topic, []).append(ReassignablePartition(
@@ -182,6 +192,34 @@ class ClusterAdmin:
         return {(t.name, p.partition_index): (None if p.error_code is Errors.NONE
                                               else p.error_code.exception(p.error_message))
                 for t in response.responses for p in t.partitions}
+
+    def _set_reassignment_throttles(self, plan, rate: int) -> None:
+        from minikafka.common.topic_partition import TopicPartition
+        from minikafka.tools.reassign_partitions_command import throttle_configs
+        proposed = {TopicPartition(t, p): list(r) for (t, p), r in plan.items() if r is not None}
+        current = {tp: self.replicas(tp.topic, tp.partition) for tp in proposed}
+        topics, brokers = throttle_configs({}, proposed, current, rate)
+        for broker_id, configs in brokers.items():
+            self.alter_broker_config(broker_id, set=configs)
+        for topic, configs in topics.items():
+            self.alter_topic_config(topic, set=configs)
+
+    def clear_reassignment_throttles(self) -> None:
+        """Remove the throttle configs a throttled reassignment set (as ``--verify`` does)."""
+        from minikafka.metadata.image import ConfigResource
+        image = self._cluster_image()
+        names = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
+        for broker_id in self.layout.brokers:
+            configs = image.configs.config(ConfigResource(ConfigResource.BROKER, str(broker_id)))
+            present = [n for n in names if n in configs]
+            if present:
+                self.alter_broker_config(broker_id, delete=present)
+        for topic in image.topic_names():
+            configs = image.configs.config(ConfigResource(ConfigResource.TOPIC, topic))
+            present = [n for n in ("leader.replication.throttled.replicas",
+                                   "follower.replication.throttled.replicas") if n in configs]
+            if present:
+                self.alter_topic_config(topic, delete=present)
 
     def list_reassignments(self) -> dict:
         response = self._controller_request(ListPartitionReassignmentsRequest(),

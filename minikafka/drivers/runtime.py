@@ -25,6 +25,7 @@ queue, `LiveDriver` uses an asyncio loop and the wall clock.  They implement
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
@@ -194,6 +195,10 @@ class ClusterRuntime:
         return handle
 
     def _route(self, envelope: Envelope) -> None:
+        if envelope.correlation_id and not envelope.is_response and isinstance(envelope.src, int):
+            sender = self.handles.get(envelope.src)
+            if sender is not None:
+                envelope = dataclasses.replace(envelope, incarnation=sender.incarnation)
         dst = envelope.dst
         if not isinstance(dst, int):
             sink = self.client_sinks.get(dst, self.default_client_sink)
@@ -237,6 +242,8 @@ class ClusterRuntime:
         handle = self.handles.get(envelope.dst)
         if handle is None or handle.incarnation != incarnation:
             return                                  # that process is gone
+        if envelope.is_response and envelope.incarnation and envelope.incarnation != handle.incarnation:
+            return                                  # the answer to a request of a previous life
         if handle.state is NodeState.PAUSED:
             handle.paused_queue.append((incarnation, envelope))
             return

@@ -58,6 +58,9 @@ class Envelope:
     body: Any
     correlation_id: int = 0
     is_response: bool = False
+    incarnation: int = 0     # requests: the sender's process incarnation (stamped by the driver);
+                             # responses: the incarnation that asked, so a restarted process
+                             # never receives answers meant for its previous life
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,8 +181,8 @@ class Node:
         return correlation_id
 
     def reply(self, request: Envelope, body: Any) -> None:
-        self._outbox.append(Envelope(self.node_id, request.src, body,
-                                     request.correlation_id, is_response=True))
+        self._outbox.append(Envelope(self.node_id, request.src, body, request.correlation_id,
+                                     is_response=True, incarnation=request.incarnation))
 
     def send(self, dst: Address, body: Any) -> None:
         """A one-way message (no response expected)."""
