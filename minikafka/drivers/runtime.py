@@ -25,7 +25,6 @@ queue, `LiveDriver` uses an asyncio loop and the wall clock.  They implement
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
@@ -197,8 +196,9 @@ class ClusterRuntime:
     def _route(self, envelope: Envelope) -> None:
         if envelope.correlation_id and not envelope.is_response and isinstance(envelope.src, int):
             sender = self.handles.get(envelope.src)
-            if sender is not None:
-                envelope = dataclasses.replace(envelope, incarnation=sender.incarnation)
+            if sender is not None and envelope.incarnation != sender.incarnation:
+                envelope = Envelope(envelope.src, envelope.dst, envelope.body,
+                                    envelope.correlation_id, False, sender.incarnation)
         dst = envelope.dst
         if not isinstance(dst, int):
             sink = self.client_sinks.get(dst, self.default_client_sink)
