@@ -1,4 +1,4 @@
-"""Client benchmarks (issue 10): kafka-python against the sandbox, measured against a sink broker.
+"""Client benchmarks (wire protocol): kafka-python against the sandbox, measured against a sink broker.
 
 Prints numbers; asserts nothing.  Every client runs in its own process
 (this file, ``client`` mode), so the client and the brokers never share a

@@ -1,4 +1,4 @@
-"""Engine benchmarks (issue 2).  Prints medians; asserts nothing.
+"""Engine benchmarks.  Prints medians; asserts nothing.
 
 * live start: time for ``Cluster(brokers=3, controllers=3).start()`` (a controller
   leads, every broker registered and unfenced);

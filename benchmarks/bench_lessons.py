@@ -1,4 +1,4 @@
-"""Lesson benchmarks (issue 4): wall time of lesson 01 end to end and the kernel's peak RSS.
+"""Lesson benchmarks: wall time of lesson 01 end to end and the kernel's peak RSS.
 
 Runs the notebook with nbclient in a fresh kernel (as nbval does), samples the
 kernel process's resident memory every 50 ms, and prints medians over a few
