@@ -45,10 +45,14 @@ def java_major_version(version_output: str) -> int | None:
 
 def find_java() -> str:
     """The java Spark would run, if it is version 17 or newer; else ""."""
-    # Spark runs $JAVA_HOME/bin/java when JAVA_HOME is set, else java on PATH.
+    # Spark runs $JAVA_HOME/bin/java when JAVA_HOME is set (and fails if it is not
+    # there: bin/spark-class does not fall back), else java on PATH.
     java_home = os.environ.get("JAVA_HOME", "")
-    candidate = Path(java_home, "bin", "java")
-    java = str(candidate) if java_home and os.access(candidate, os.X_OK) else shutil.which("java")
+    if java_home:
+        candidate = Path(java_home, "bin", "java")
+        java = str(candidate) if os.access(candidate, os.X_OK) else ""
+    else:
+        java = shutil.which("java")
     if not java:
         return ""
     try:

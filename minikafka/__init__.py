@@ -12,7 +12,6 @@ Everything else is implementation, organised by Kafka concept (see
 ``docs/architecture.md``).
 """
 
-from minikafka.cluster import Cluster
 from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
@@ -26,3 +25,12 @@ __all__ = ["Cluster", "ClusterSnapshot", "NodeSnapshot", "PartitionSnapshot", "Q
            "KAFKA", "TopicPartition", "Uuid", "Errors", "KafkaException"]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    # `Cluster` pulls in the whole broker stack; load it on first use, so that code
+    # needing only the vocabulary (e.g. Spark's Python workers) starts quickly.
+    if name == "Cluster":
+        from minikafka.cluster import Cluster
+        return Cluster
+    raise AttributeError(f"module 'minikafka' has no attribute {name!r}")

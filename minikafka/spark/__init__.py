@@ -13,7 +13,9 @@ schema, offsets and error messages.  Module map, after Spark's
 * `kafka_offset_reader`, `consumer_strategy` -- driver-side offsets;
 * `kafka_batch_partition_reader`, `kafka_record_to_row_converter` -- tasks;
 * `kafka_write` -- the sink;
-* `offsets_client`, `kafka_python_client`, `fake_kafka` -- the Kafka seam.
+* `offsets_client`, `kafka_python_client`, `fake_kafka` -- the Kafka seam;
+* `internal_kafka_consumer_pool` -- consumers and producers reused across tasks;
+* `session` -- `get_spark()` and `check_kafka()` for notebooks.
 
 Importing this package does not import PySpark; the submodules do.
 """

@@ -19,6 +19,7 @@ partition, always (no ``minPartitions``).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from pyspark.sql.datasource import DataSourceReader, InputPartition
 
@@ -64,5 +65,5 @@ class KafkaBatch(DataSourceReader):
             for r in ranges
         ]
 
-    def read(self, partition: InputPartition) -> Iterator[tuple]:
+    def read(self, partition: InputPartition) -> Iterator[Any]:  # pyarrow.RecordBatch
         return read_partition(partition)

@@ -11,8 +11,9 @@ named in error messages).  Spark pickles it to a Python worker, which calls
 1. open an executor client;
 2. bind late offsets: a range planned as ``earliest``/``latest`` (batch
    queries) takes the partition's current log start or end;
-3. read ``[from, until)`` and yield one row per record, stopping at
-   ``until`` even if more records have arrived since planning;
+3. read ``[from, until)``, stopping at ``until`` even if more records have
+   arrived since planning, and yield the rows in Arrow batches of up to
+   10,000 (see `kafka_record_to_row_converter`);
 4. close the client, even when the read fails.
 
 If the start offset is gone (retention deleted it, the topic was
@@ -31,6 +32,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from pyspark.sql.datasource import InputPartition
 
@@ -38,8 +40,8 @@ from minikafka.common.errors import OffsetOutOfRangeException
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.spark.errors import INSTRUCTION_FOR_FAIL_ON_DATA_LOSS_FALSE, SparkAssertionError, data_loss
 from minikafka.spark.kafka_offset_range_limit import KafkaOffsetRange
-from minikafka.spark.kafka_record_to_row_converter import to_row
-from minikafka.spark.offsets_client import ClientConfig, KafkaRecord, OffsetsClient
+from minikafka.spark.kafka_record_to_row_converter import ARROW_BATCH_ROWS, arrow_schema, to_record_batch
+from minikafka.spark.offsets_client import ClientConfig, ConsumedRecord, OffsetsClient
 
 log = logging.getLogger("minikafka.spark")
 
@@ -55,15 +57,22 @@ class KafkaBatchInputPartition(InputPartition):
     group_id: str  # the executor group id Spark would use; only shown in messages
 
 
-def read_partition(partition: InputPartition) -> Iterator[tuple]:
-    """The rows of one planned partition (nothing for Spark's placeholder partition)."""
+def read_partition(partition: InputPartition, batch_rows: int = ARROW_BATCH_ROWS) -> Iterator[Any]:
+    """The rows of one planned partition as ``pyarrow.RecordBatch``es (none for Spark's placeholder)."""
     if not isinstance(partition, KafkaBatchInputPartition):
         return  # Spark plans InputPartition(None) when a batch query has no partitions at all
+    schema = arrow_schema(partition.include_headers)
     client = partition.client_config.open_offsets_client("executor")
     try:
         range_to_read = resolve_range(client, partition.offset_range)
+        chunk: list[ConsumedRecord] = []
         for record in fetch_range(client, range_to_read, partition.fail_on_data_loss, partition.group_id):
-            yield to_row(record, partition.include_headers)
+            chunk.append(record)
+            if len(chunk) == batch_rows:
+                yield to_record_batch(chunk, partition.include_headers, schema)
+                chunk = []
+        if chunk:
+            yield to_record_batch(chunk, partition.include_headers, schema)
     finally:
         client.close()
 
@@ -87,7 +96,7 @@ def resolve_range(client: OffsetsClient, offset_range: KafkaOffsetRange) -> Kafk
 
 def fetch_range(
     client: OffsetsClient, offset_range: KafkaOffsetRange, fail_on_data_loss: bool, group_id: str
-) -> Iterator[KafkaRecord]:
+) -> Iterator[ConsumedRecord]:
     """The records of ``[from, until)``, handling offsets that are no longer in the log."""
     tp, until = offset_range.topic_partition, offset_range.until_offset
     offset = offset_range.from_offset

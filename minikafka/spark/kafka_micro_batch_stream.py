@@ -41,6 +41,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import (
@@ -163,7 +164,7 @@ class KafkaMicroBatchStream(DataSourceStreamReader, SupportsTriggerAvailableNow)
             raise make_exception()
         log.warning("%s. %s", message, INSTRUCTION_FOR_FAIL_ON_DATA_LOSS_FALSE)
 
-    def read(self, partition: InputPartition) -> Iterator[tuple]:
+    def read(self, partition: InputPartition) -> Iterator[Any]:  # pyarrow.RecordBatch
         return read_partition(partition)
 
     def commit(self, end: dict) -> None:

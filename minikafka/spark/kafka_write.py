@@ -17,13 +17,17 @@ write, so a wrong column type fails before anything is sent.  Each writer
 task opens its own producer (``acks=all``, idempotent), sends its rows, then
 flushes and raises the first send failure, if any.  Nothing is transactional:
 a task that is retried sends its rows again, so the sink is at-least-once.
-Batch writes accept the save modes Append and ErrorIfExists only.
+Spark's Kafka sink accepts the batch save modes Append and ErrorIfExists
+(its default); PySpark, though, refuses ErrorIfExists for every Python data
+source before the sink is asked, so a batch write here needs
+``.mode("append")``.
 
 Mirrors ``org.apache.spark.sql.kafka010.KafkaWriter`` (schema checks),
 ``KafkaWriteTask``/``KafkaRowWriter`` (sending) and
 ``KafkaSourceProvider.createRelation`` (save modes); the messages are
 Spark's.  Simplified: the save mode Ignore cannot be told from Append
-through PySpark's data source API, so only Overwrite is refused.
+through PySpark's data source API, so only Overwrite is refused; the
+default save mode fails with PySpark's ``UNSUPPORTED_DATA_SOURCE_SAVE_MODE``.
 """
 
 from __future__ import annotations

@@ -21,20 +21,40 @@ Offsets follow Kafka: ``latest`` is the high watermark (the consumer reads
 with ``isolation.level=read_uncommitted``), ``earliest`` the log start
 offset.  ``read_range`` raises `OffsetOutOfRangeException` when the start
 offset is no longer (or not yet) in the log, which is how data loss is
-noticed.
+noticed.  A read yields `ConsumedRecord`s: anything with the fields of a
+consumed record, so kafka-python's records pass through without a copy.
 
 This is the sandbox's own seam; in Spark the same roles are played by
 ``KafkaOffsetReaderAdmin`` (Kafka's Admin client), ``KafkaDataConsumer`` and
-``CachedKafkaProducer``.  Simplified: no client pooling across tasks.
+``CachedKafkaProducer``.  A client is opened and closed per task; the
+kafka-python implementation pools the connections behind it
+(`internal_kafka_consumer_pool`), as Spark's executors do.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from minikafka.common.topic_partition import TopicPartition
+
+
+class ConsumedRecord(Protocol):
+    """What a read yields per record: the fields of a ``ConsumerRecord<byte[], byte[]>``.
+
+    kafka-python's own ``ConsumerRecord`` has these attributes, so the real
+    client yields it as is (no copy per record); the fake yields `KafkaRecord`.
+    """
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int
+    timestamp_type: int
+    key: bytes | None
+    value: bytes | None
+    headers: Sequence[tuple[str, bytes | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +88,7 @@ class OffsetsClient(Protocol):
         """High watermark of each partition."""
         ...
 
-    def read_range(self, tp: TopicPartition, start: int, end: int) -> Iterator[KafkaRecord]:
+    def read_range(self, tp: TopicPartition, start: int, end: int) -> Iterator[ConsumedRecord]:
         """Records with ``start <= offset < end``, in offset order; may skip missing offsets."""
         ...
 

@@ -11,7 +11,11 @@ bound to 127.0.0.1, and a JVM tuned to start fast rather than to run long.
 It also tells Spark to start its Python workers with this interpreter,
 without which they cannot import ``minikafka``, and registers the
 ``minikafka`` data source.  Starting the JVM takes several
-seconds, so one line says that it is happening.
+seconds, so one line says that it is happening.  The JVM's own console
+output (start-up notices, ERROR log lines, its Python workers' stderr) goes
+to ``SPARK_LOG`` (``minikafka-spark.log`` in the temporary directory):
+Jupyter would otherwise paste it into whatever cell runs at that moment.
+Failures still reach the notebook, as the Python exceptions PySpark raises.
 
 Two mistakes otherwise end in pages of Java stack trace; both are caught
 first and explained in one sentence:
@@ -28,12 +32,14 @@ to it.  It runs in the notebook's kernel, never in Spark's workers.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +57,13 @@ SPARK_CONF = {
     "spark.driver.bindAddress": "127.0.0.1",
 }
 _LOG4J = Path(__file__).with_name("log4j2.properties")  # root logger at ERROR, to stderr
+# Where the JVM's console goes (its start-up notices, ERROR logs, the Python workers' stderr):
+# Jupyter would otherwise copy it into whichever cell happens to run.
+SPARK_LOG = Path(tempfile.gettempdir()) / "minikafka-spark.log"
 # A lesson's JVM lives minutes and handles little data: the client compiler alone and the
-# serial collector start it several seconds sooner and keep its footprint down.
-JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+# serial collector start it several seconds sooner and keep its footprint down; a 64 MB young
+# generation and a heap that gives back what it does not use keep ~60 MB more out of RAM.
+JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmn64m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30"
 
 _session: Any = None  # the SparkSession this kernel started
 
@@ -77,9 +87,13 @@ def java_version(java: str) -> int | None:
 
 
 def find_java() -> str:
-    """The java Spark would start: ``$JAVA_HOME/bin/java`` if set, else ``java`` on PATH."""
+    """The java Spark would start: ``$JAVA_HOME/bin/java`` if JAVA_HOME is set, else ``java`` on PATH.
+
+    Like Spark's ``bin/spark-class``, a set JAVA_HOME is never second-guessed:
+    if it names no Java, Spark fails even when PATH has one, so we say so.
+    """
     java_home = os.environ.get("JAVA_HOME", "")
-    if java_home and os.access(Path(java_home, "bin", "java"), os.X_OK):
+    if java_home:
         return str(Path(java_home, "bin", "java"))
     return shutil.which("java") or ""
 
@@ -87,12 +101,38 @@ def find_java() -> str:
 def check_java() -> None:
     java = find_java()
     version = java_version(java) if java else None
-    if version is None or version < 17:
-        found = "no Java runtime was found" if not java else f"{java} is Java {version or 'of unknown version'}"
-        raise JavaNotFoundError(
-            f"PySpark 4 needs Java 17 or newer, but {found}. "
-            f"Install it with: sudo apt-get install {JAVA_PACKAGE}"
-        )
+    if version is not None and version >= 17:
+        return
+    if not java:
+        found = "no Java runtime was found"
+    elif version is None and os.environ.get("JAVA_HOME"):
+        found = f"JAVA_HOME is {os.environ['JAVA_HOME']} and {java} does not run (fix or unset JAVA_HOME)"
+    else:
+        found = f"{java} is Java {version or 'of unknown version'}"
+    raise JavaNotFoundError(
+        f"PySpark 4 needs Java 17 or newer, but {found}. Install it with: sudo apt-get install {JAVA_PACKAGE}"
+    )
+
+
+@contextlib.contextmanager
+def _process_output_to(path: Path) -> Iterator[None]:
+    """Point this process's file descriptors 1 and 2 at ``path`` (appending) for a while.
+
+    A child started meanwhile keeps writing there for its whole life, while
+    Python's own ``print`` is unaffected (Jupyter sends it over ZeroMQ, not fd 1).
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with open(path, "ab") as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+    try:
+        yield
+    finally:
+        for fd, original in zip((1, 2), saved):
+            os.dup2(original, fd)
+            os.close(original)
 
 
 def get_spark(quiet: bool = False) -> Any:
@@ -115,7 +155,8 @@ def get_spark(quiet: bool = False) -> Any:
         builder = builder.config(key, value)
     log_config = f"-Dlog4j2.configurationFile=file:{_LOG4J} " if _LOG4J.exists() else ""
     builder = builder.config("spark.driver.extraJavaOptions", log_config + JAVA_OPTIONS)
-    session = builder.getOrCreate()
+    with _process_output_to(SPARK_LOG):  # the JVM, and the Python workers it starts, inherit these
+        session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     session.dataSource.register(MiniKafkaDataSource)
     _session = session

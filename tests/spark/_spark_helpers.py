@@ -20,3 +20,8 @@ def fill(kafka: FakeKafka, topic: str, counts: dict[int, int], start: int = 0) -
 
 def tp(topic: str, partition: int) -> TopicPartition:
     return TopicPartition(topic, partition)
+
+
+def rows(batches) -> list[tuple]:
+    """The rows of the ``pyarrow.RecordBatch``es a reader yields, as tuples in schema order."""
+    return [tuple(row.values()) for batch in batches for row in batch.to_pylist()]

@@ -6,7 +6,7 @@ import pytest
 
 from minikafka.spark.errors import IllegalArgumentException
 from minikafka.spark.kafka_batch import KafkaBatch
-from tests.spark._spark_helpers import fill, options
+from tests.spark._spark_helpers import fill, options, rows
 
 
 @pytest.fixture
@@ -17,7 +17,7 @@ def cluster(kafka):
 
 
 def read_all(batch):
-    return sorted((row[3], row[4]) for partition in batch.partitions() for row in batch.read(partition))
+    return sorted((row[3], row[4]) for partition in batch.partitions() for row in rows(batch.read(partition)))
 
 
 def test_one_partition_per_kafka_partition_even_when_empty(cluster):
@@ -30,7 +30,7 @@ def test_offsets_bind_when_the_task_runs(cluster):
     batch = KafkaBatch(options(cluster, subscribe="t"))
     planned = batch.partitions()
     fill(cluster, "t", {2: 1}, start=2)  # arrives after planning, before the task
-    assert [row[4] for row in batch.read(planned[2])] == [0, 1, 2]
+    assert [row[4] for row in rows(batch.read(planned[2]))] == [0, 1, 2]
 
 
 def test_starting_and_ending_offsets_select_a_slice(cluster):

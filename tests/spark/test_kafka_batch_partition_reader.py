@@ -69,10 +69,14 @@ def test_a_range_entirely_gone_reads_nothing(cluster):
     assert offsets(fetch_range(cluster, KafkaOffsetRange(tp("t", 0), 2, 6), False, "g")) == []
 
 
-def test_read_partition_yields_rows_and_ignores_the_placeholder(cluster):
-    partition = KafkaBatchInputPartition(KafkaOffsetRange(tp("t", 0), 8, LATEST), client_config(options(cluster)),
+def test_read_partition_yields_arrow_batches_and_ignores_the_placeholder(cluster):
+    partition = KafkaBatchInputPartition(KafkaOffsetRange(tp("t", 0), 3, LATEST), client_config(options(cluster)),
                                          True, False, "g")
     partition = pickle.loads(pickle.dumps(partition))  # as Spark ships it to a task
-    rows = list(read_partition(partition))
-    assert [(row[2], row[3], row[4], row[1]) for row in rows] == [("t", 0, 8, b"0:8"), ("t", 0, 9, b"0:9")]
+    batches = list(read_partition(partition, batch_rows=3))
+    assert [batch.num_rows for batch in batches] == [3, 3, 1]
+    rows = [row for batch in batches for row in batch.to_pylist()]
+    assert [(r["topic"], r["partition"], r["offset"], r["value"]) for r in rows] == [
+        ("t", 0, n, f"0:{n}".encode()) for n in range(3, 10)
+    ]
     assert list(read_partition(InputPartition(None))) == []

@@ -10,7 +10,7 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows
 
 from minikafka.spark.errors import KafkaIllegalStateException
 from minikafka.spark.kafka_micro_batch_stream import KafkaMicroBatchStream, rate_limit
-from tests.spark._spark_helpers import fill, options, tp
+from tests.spark._spark_helpers import fill, options, rows, tp
 
 
 def test_rate_limit_shares_the_limit_in_proportion_to_backlog():
@@ -74,7 +74,7 @@ def test_a_cycle_reads_each_offset_once(cluster):
     for _ in range(4):
         end = reader.latestOffset(start, reader.getDefaultReadLimit())
         for partition in reader.partitions(start, end):
-            seen += [(row[3], row[4]) for row in reader.read(partition)]
+            seen += [(row[3], row[4]) for row in rows(reader.read(partition))]
         reader.commit(end)
         start = end
     assert sorted(seen) == [(0, n) for n in range(6)] + [(1, n) for n in range(2)]
@@ -91,7 +91,7 @@ def test_new_partitions_are_read_from_earliest(cluster):
     end = reader.latestOffset(start, ReadAllAvailable())
     assert end == {"t": {"0": 6, "1": 2, "2": 3}}
     [partition] = reader.partitions(start, end)
-    assert [row[4] for row in reader.read(partition)] == [0, 1, 2]
+    assert [row[4] for row in rows(reader.read(partition))] == [0, 1, 2]
 
 
 def test_deleted_partitions_fail_or_warn_as_configured(cluster, caplog):

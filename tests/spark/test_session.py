@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import stat
+import subprocess
 
 import pytest
 
@@ -43,6 +44,25 @@ def test_java_17_is_accepted(monkeypatch, tmp_path):
     monkeypatch.setenv("JAVA_HOME", str(tmp_path))
     check_java()
     assert session.find_java() == os.path.join(tmp_path, "bin", "java")
+
+
+def test_a_set_java_home_is_never_second_guessed(monkeypatch, tmp_path):
+    fake_java(tmp_path / "path", 'openjdk version "17.0.15" 2025-04-15')  # a good java on PATH...
+    monkeypatch.setenv("PATH", str(tmp_path / "path" / "bin"))
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "gone"))  # ...but Spark would run this one
+    with pytest.raises(JavaNotFoundError) as error:
+        check_java()
+    assert f"JAVA_HOME is {tmp_path / 'gone'} and {tmp_path / 'gone' / 'bin' / 'java'} does not run" in str(
+        error.value
+    )
+
+
+def test_processes_started_while_redirected_write_to_the_log(tmp_path):
+    log = tmp_path / "spark.log"
+    with session._process_output_to(log):
+        subprocess.run(["sh", "-c", "echo out; echo err >&2"], check=True)
+    subprocess.run(["sh", "-c", "echo restored"], check=True)
+    assert log.read_text() == "out\nerr\n"
 
 
 def test_unreachable_bootstrap_is_one_sentence():

@@ -1,0 +1,197 @@
+"""Spark benchmarks: the ``minikafka`` data source against a plain consumer, and lesson 02's cost.
+
+Prints numbers; asserts nothing.  Two parts:
+
+* **Batch read throughput.**  A live cluster (3 brokers, teaching timing)
+  holds 100,000 records of 100 bytes in a 3-partition topic.  In the same
+  run, alternately, the records are read by (a) a Spark batch query through
+  ``format("minikafka")`` (``count(*)`` and ``sum(length(value))``, so every
+  value reaches Spark) and (b) a plain kafka-python ``KafkaConsumer`` in a
+  process of its own, as Spark's workers are, timed from its creation to the
+  last record.  Reported: medians, records/s and the ratio (target: Spark at
+  >= 0.5x the consumer).  Spark's first read, which starts its Python
+  workers, is reported apart.
+* **Lesson 02.**  The notebook runs in a fresh kernel (nbclient, as nbval
+  does) while the kernel and everything it starts (Spark's JVM and Python
+  workers) are sampled: wall time, peak RSS summed over the processes, and
+  peak PSS (proportional set size: a page shared by N processes counts 1/N
+  in each, so the sum is the memory really in use; the RSS sum counts shared
+  libraries once per process).
+
+Run: ``.venv/bin/python benchmarks/bench_spark.py [--runs 3] [--records 100000] [--skip-lesson]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, ROOT)
+
+TOPIC = "bench-read"
+VALUE_BYTES = 100
+
+
+# ---------------------------------------------------------------- the plain consumer (a child process)
+def client_consume(bootstrap: str, topic: str, records: int) -> dict:
+    from kafka import KafkaConsumer, TopicPartition
+
+    started = time.perf_counter()
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
+    partitions = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic))]
+    consumer.assign(partitions)
+    consumer.seek_to_beginning()
+    count = size = 0
+    while count < records:
+        for batch in consumer.poll(timeout_ms=500).values():
+            count += len(batch)
+            size += sum(len(r.value) for r in batch)
+    elapsed = time.perf_counter() - started
+    consumer.close()
+    return {"seconds": elapsed, "records": count, "bytes": size}
+
+
+def run_consumer(bootstrap: str, records: int) -> dict:
+    result = subprocess.run([sys.executable, __file__, "consume", bootstrap, TOPIC, str(records)],
+                            capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        raise RuntimeError(f"consumer failed: {result.stderr[-2000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------- batch read throughput
+def fill_topic(cluster, records: int) -> None:
+    from kafka import KafkaProducer
+
+    cluster.create_topic(TOPIC, partitions=3, replication_factor=1)
+    producer = KafkaProducer(bootstrap_servers=cluster.bootstrap_servers, linger_ms=5, batch_size=256 * 1024)
+    value = b"x" * VALUE_BYTES
+    for n in range(records):
+        producer.send(TOPIC, value, partition=n % 3)
+    producer.flush()
+    producer.close()
+
+
+def spark_read(spark, bootstrap: str) -> dict:
+    df = (spark.read.format("minikafka").option("kafka.bootstrap.servers", bootstrap)
+          .option("subscribe", TOPIC).load())
+    started = time.perf_counter()
+    row = df.selectExpr("count(*) AS n", "sum(length(value)) AS size").collect()[0]
+    return {"seconds": time.perf_counter() - started, "records": row.n, "bytes": row.size}
+
+
+def read_throughput(runs: int, records: int) -> None:
+    from minikafka import Cluster
+    from minikafka.spark import get_spark
+
+    logging.getLogger("kafka").setLevel(logging.ERROR)
+    with Cluster(brokers=3, controllers=1, seed=14) as cluster:
+        fill_topic(cluster, records)
+        bootstrap = cluster.bootstrap_servers
+        spark = get_spark(quiet=True)
+        first = spark_read(spark, bootstrap)
+        spark_runs, consumer_runs = [], []
+        for _ in range(runs):  # alternate, so a noisy moment on the machine hits both alike
+            consumer_runs.append(run_consumer(bootstrap, records))
+            spark_runs.append(spark_read(spark, bootstrap))
+        spark.stop()
+    wrong = [r for r in spark_runs + consumer_runs + [first] if r["records"] != records]
+    if wrong:  # a read that missed records would make its time meaningless
+        print(f"WARNING: reads that did not return {records:,} records: {wrong}")
+    spark_s = statistics.median(r["seconds"] for r in spark_runs)
+    consumer_s = statistics.median(r["seconds"] for r in consumer_runs)
+    print(f"batch read of {records:,} records x {VALUE_BYTES} B from 3 partitions (median of {runs})")
+    print(f"  Spark, format('minikafka'):  {spark_s:6.2f} s  {records / spark_s:>9,.0f} records/s"
+          f"   (first read, starting the workers: {first['seconds']:.2f} s)")
+    print(f"  kafka-python KafkaConsumer:  {consumer_s:6.2f} s  {records / consumer_s:>9,.0f} records/s")
+    print(f"  Spark / consumer throughput: {consumer_s / spark_s:.2f}x  (target >= 0.5x)")
+
+
+# ---------------------------------------------------------------- lesson 02: time and memory
+def process_tree_memory(pid: int) -> dict:
+    import psutil
+
+    usage = {"kernel": [0, 0], "jvm": [0, 0], "python workers": [0, 0]}
+    try:
+        root = psutil.Process(pid)
+        processes = [root] + root.children(recursive=True)
+    except psutil.Error:  # the kernel has just exited
+        return usage
+    for process in processes:
+        try:
+            info = process.memory_full_info()
+            name = process.name()
+        except psutil.Error:
+            continue
+        part = "kernel" if process.pid == pid else "jvm" if name == "java" else "python workers"
+        usage[part][0] += info.rss
+        usage[part][1] += info.pss
+    return usage
+
+
+def run_lesson() -> None:
+    import nbformat
+    from nbclient import NotebookClient
+
+    path = os.path.join(ROOT, "lessons", "02_pyspark_streaming.ipynb")
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(notebook, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": os.path.dirname(path)}})
+    peak = {"rss": 0, "pss": 0, "at_rss_peak": None}
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.2):
+            pid = getattr(getattr(client.km, "provisioner", None), "pid", None) if client.km else None
+            if pid is None:
+                continue
+            usage = process_tree_memory(pid)
+            rss = sum(part[0] for part in usage.values())
+            peak["pss"] = max(peak["pss"], sum(part[1] for part in usage.values()))
+            if rss > peak["rss"]:
+                peak["rss"], peak["at_rss_peak"] = rss, usage
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    started = time.perf_counter()
+    client.execute()
+    elapsed = time.perf_counter() - started
+    done.set()
+    sampler.join()
+    mib = 2**20
+    print("lesson 02 (02_pyspark_streaming.ipynb, fresh kernel)")
+    print(f"  wall time: {elapsed:.1f} s  (target < 90 s)")
+    print(f"  peak RSS, kernel + JVM + Python workers: {peak['rss'] / mib:,.0f} MiB;"
+          f"  peak PSS: {peak['pss'] / mib:,.0f} MiB  (target < 1.5 GB)")
+    if peak["at_rss_peak"]:
+        parts = ", ".join(f"{name} {rss / mib:,.0f}/{pss / mib:,.0f}"
+                          for name, (rss, pss) in peak["at_rss_peak"].items())
+        print(f"  at the RSS peak, RSS/PSS MiB: {parts}")
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "consume":
+        print(json.dumps(client_consume(sys.argv[2], sys.argv[3], int(sys.argv[4]))))
+        return
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--skip-lesson", action="store_true")
+    args = parser.parse_args()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    read_throughput(args.runs, args.records)
+    if not args.skip_lesson:
+        run_lesson()
+
+
+if __name__ == "__main__":
+    main()
