@@ -6,6 +6,7 @@ Public API (what lessons and widgets import):
 * `ClusterSnapshot` and friends -- the cluster as plain data;
 * `ClusterEvent` / `EventLog` -- what happened, when and why;
 * `TimingProfile`, `TEACHING`, `KAFKA` -- the time settings in force;
+* `replay_metadata`, `MetadataRecordEntry` -- read and replay the metadata log;
 * `TopicPartition`, `Uuid`, `Errors`, `KafkaException` -- Kafka's vocabulary.
 
 Everything else is implementation, organised by Kafka concept (see
@@ -15,6 +16,7 @@ Everything else is implementation, organised by Kafka concept (see
 from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
+from minikafka.cluster_metadata import MetadataRecordEntry, replay_metadata
 from minikafka.runtime.events import ClusterEvent, EventLog
 from minikafka.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot, QuorumSnapshot,
                                 ReplicaState, TopicSnapshot)
@@ -22,7 +24,8 @@ from minikafka.timing import KAFKA, TEACHING, TimingProfile
 
 __all__ = ["Cluster", "ClusterSnapshot", "NodeSnapshot", "PartitionSnapshot", "QuorumSnapshot",
            "ReplicaState", "TopicSnapshot", "ClusterEvent", "EventLog", "TimingProfile", "TEACHING",
-           "KAFKA", "TopicPartition", "Uuid", "Errors", "KafkaException"]
+           "KAFKA", "TopicPartition", "Uuid", "Errors", "KafkaException", "MetadataRecordEntry",
+           "replay_metadata"]
 
 __version__ = "0.1.0"
 

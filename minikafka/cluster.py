@@ -31,6 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from minikafka.cluster_admin import ClusterAdmin
 from minikafka.cluster_faults import ClusterFaults
+from minikafka.cluster_metadata import ClusterMetadata
 from minikafka.cluster_layout import (DEFAULT_FIRST_CONTROLLER_ID, SIM_BROKER_PORT,
                                       SIM_CONTROLLER_PORT, ClusterLayout, default_broker_props,
                                       existing_cluster_id, generate_cluster_id, node_ids,
@@ -45,7 +46,7 @@ from minikafka.timing import TimingProfile, profile
 START_TIMEOUT_MS = 30_000
 
 
-class Cluster(ClusterAdmin, ClusterFaults, ClusterTools):
+class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata):
     def __init__(self, brokers: int | Sequence[int] = 3, controllers: int | Sequence[int] = 3,
                  data_dir: str | Path | None = None, seed: int | str | None = None, *,
                  combined: bool = False, simulated: bool = False,
