@@ -174,28 +174,49 @@ def produce_table(cluster, sink: str, runs: int, records: int) -> list[dict]:
     return rows
 
 
-def failover_times(cluster, kills: int, reconnect_backoff_max_ms: int) -> list[float]:
-    """Kill the leader of ``failover-0`` ``kills`` times; seconds until the next acked produce."""
+def failover_times(cluster, kills: int, reconnect_backoff_max_ms: int) -> tuple[list[float], list[float]]:
+    """Kill the leader of ``failover-0`` ``kills`` times.
+
+    Returns two lists of seconds after each kill: when the cluster had elected a new leader
+    (the sandbox's share: fencing after ``broker.session.timeout.ms``, election, metadata
+    propagation) and when the client's next produce was acknowledged.
+    """
     producer = subprocess.Popen([sys.executable, __file__, "client", "failover", cluster.bootstrap_servers,
                                  "failover", str(reconnect_backoff_max_ms)], stdout=subprocess.PIPE, text=True)
     acks: list[float] = []
     reader = threading.Thread(target=lambda: [acks.append(float(line)) for line in producer.stdout
                                               if not line.startswith("error")], daemon=True)
     reader.start()
-    times = []
+    elected, times = [], []
     try:
         for _ in range(kills):
             _wait(lambda: len(acks) > 20 and set(cluster.isr("failover", 0)) == {1, 2, 3}, 60)
             leader = cluster.leader("failover", 0)
             killed_at = time.monotonic()
             cluster.kill(leader)
+            _wait(lambda: cluster.leader("failover", 0) not in (None, leader), 60)
+            elected.append(time.monotonic() - killed_at)
             _wait(lambda: acks and acks[-1] > killed_at + 0.001, 60)
             times.append(next(t for t in acks if t > killed_at + 0.001) - killed_at)
-            print(f"failover: leader {leader} killed, next produce acked after {times[-1]:.2f} s", flush=True)
+            print(f"failover: leader {leader} killed, new leader after {elected[-1]:.2f} s, "
+                  f"next produce acked after {times[-1]:.2f} s", flush=True)
             cluster.restart(leader)
     finally:
         producer.kill()
-    return times
+    return elected, times
+
+
+def throughput_and_latency(cluster, sink_address: str, args) -> tuple[list[dict], dict, dict]:
+    rows = produce_table(cluster, sink_address, args.runs, args.records)
+    consume = {rf: run_client("consume", cluster.bootstrap_servers, f"rf{rf}", str(args.records))
+               for rf in (1, 3)}
+    for rf, result in consume.items():
+        print(f"consume RF{rf}: {result['records_per_s']:9.0f} rec/s ({result['mb_per_s']:6.2f} MB/s)")
+    latency = {f"acks={acks} RF{rf}": run_client("latency", cluster.bootstrap_servers, f"rf{rf}", "500", acks)
+               for acks, rf in (("1", 1), ("all", 3))}
+    for name, result in latency.items():
+        print(f"end-to-end latency {name}: p50 {result['p50_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms")
+    return rows, consume, latency
 
 
 def _wait(condition, timeout_s: float) -> None:
@@ -211,6 +232,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs per produce configuration (median)")
     parser.add_argument("--records", type=int, default=30_000, help="records per produce run")
     parser.add_argument("--kills", type=int, default=5, help="leader kills for the failover time")
+    parser.add_argument("--failover-only", action="store_true", help="measure only the failover time")
     args = parser.parse_args()
     from minikafka import Cluster
     sink, sink_address = start_sink()
@@ -220,19 +242,15 @@ def main() -> None:
         cluster.create_topic("rf3", partitions=1, replication_factor=3)
         cluster.create_topic("failover", partitions=1, replication_factor=3)
         print(cluster.describe(), flush=True)
-        rows = produce_table(cluster, sink_address, args.runs, args.records)
-        consume = {rf: run_client("consume", cluster.bootstrap_servers, f"rf{rf}", str(args.records))
-                   for rf in (1, 3)}
-        for rf, result in consume.items():
-            print(f"consume RF{rf}: {result['records_per_s']:9.0f} rec/s ({result['mb_per_s']:6.2f} MB/s)")
-        latency = {f"acks={acks} RF{rf}": run_client("latency", cluster.bootstrap_servers, f"rf{rf}", "500", acks)
-                   for acks, rf in (("1", 1), ("all", 3))}
-        for name, result in latency.items():
-            print(f"end-to-end latency {name}: p50 {result['p50_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms")
+        rows, consume, latency = [], {}, {}
+        if not args.failover_only:
+            rows, consume, latency = throughput_and_latency(cluster, sink_address, args)
         failovers = {}
         for backoff, label in ((30_000, "kafka-python defaults"), (1000, "reconnect_backoff_max_ms=1000")):
-            times = failovers[label] = failover_times(cluster, args.kills, backoff)
-            print(f"leader kill -> next acked produce ({label}): median {statistics.median(times):.2f} s "
+            elected, times = failover_times(cluster, args.kills, backoff)
+            failovers[label] = {"new_leader_s": elected, "next_ack_s": times}
+            print(f"leader kill -> new leader: median {statistics.median(elected):.2f} s; "
+                  f"-> next acked produce ({label}): median {statistics.median(times):.2f} s "
                   f"(runs: {', '.join(f'{t:.2f}' for t in times)})", flush=True)
         print(json.dumps({"produce": rows, "consume": consume, "latency": latency, "failover_s": failovers}))
     finally:
