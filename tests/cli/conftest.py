@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import io
 import sys
-import time
 from dataclasses import dataclass
-from typing import Callable, TypeVar
+from typing import Callable
 
 import pytest
 
 from minikafka.cli import main
-
-T = TypeVar("T")
+from tests.waiting import eventually
 
 
 @dataclass(frozen=True)
@@ -40,21 +38,6 @@ def cli(capsys, monkeypatch) -> Callable[..., CliResult]:
     return run
 
 
-def eventually(probe: Callable[[], T], timeout_s: float = 20.0, what: str = "condition") -> T:
-    """The first truthy ``probe()``; fails after ``timeout_s`` (exceptions count as "not yet")."""
-    deadline = time.monotonic() + timeout_s
-    last: object = None
-    while True:
-        try:
-            value = probe()
-            if value:
-                return value
-            last = value
-        except Exception as exc:                 # the cluster may still be settling
-            last = exc
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"{what} did not happen within {timeout_s}s (last: {last!r})")
-        time.sleep(0.05)
 
 
 @pytest.fixture(name="eventually")

@@ -8,36 +8,17 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Callable, TypeVar
 
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
 
 from minikafka import Cluster
-
-T = TypeVar("T")
-CLIENT_TIMEOUTS = {"request_timeout_ms": 10_000}
+from tests.waiting import CLIENT_TIMEOUTS, eventually  # noqa: F401 (re-exported to the tests)
 
 
 def live_cluster(seed: int, **kwargs) -> Cluster:
     return Cluster(brokers=3, controllers=1, seed=seed, timing="teaching", **kwargs).start()
 
 
-def eventually(probe: Callable[[], T], timeout_s: float = 20.0, interval_s: float = 0.05,
-               what: str = "condition") -> T:
-    """The first truthy ``probe()``; fails after ``timeout_s`` (exceptions count as "not yet")."""
-    deadline = time.monotonic() + timeout_s
-    last: object = None
-    while True:
-        try:
-            value = probe()
-            if value:
-                return value
-            last = value
-        except Exception as exc:                # the cluster may still be settling
-            last = exc
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"{what} did not happen within {timeout_s}s (last: {last!r})")
-        time.sleep(interval_s)
 
 
 def producer(cluster: Cluster, **overrides) -> KafkaProducer:

@@ -9,30 +9,13 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable
 
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 
-T = TypeVar("T")
-CLIENT_TIMEOUTS = {"request_timeout_ms": 10_000}
+from tests.waiting import CLIENT_TIMEOUTS, eventually  # noqa: F401 (re-exported to the tests)
 
 
-def eventually(probe: Callable[[], T], timeout_s: float = 20.0, interval_s: float = 0.05,
-               what: str = "condition") -> T:
-    """The first truthy ``probe()`` result; fails the test after ``timeout_s`` (exceptions count as "not yet")."""
-    deadline = time.monotonic() + timeout_s
-    last: object = None
-    while True:
-        try:
-            value = probe()
-            if value:
-                return value
-            last = value
-        except Exception as exc:            # the cluster may still be settling
-            last = exc
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"{what} did not happen within {timeout_s}s (last: {last!r})")
-        time.sleep(interval_s)
 
 
 def admin_client(cluster) -> KafkaAdminClient:

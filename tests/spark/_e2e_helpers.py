@@ -15,12 +15,12 @@ from contextlib import contextmanager
 from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition
 
 from minikafka import Cluster
+from tests.waiting import CLIENT_TIMEOUTS
 
 # A fixed record timestamp (2026-01-01T00:00:00Z).  A topic holding such records needs
 # retention.ms=-1: time-based retention compares record timestamps with the broker's
 # clock and would delete them within a minute (the teaching profile's retention check).
 START_MS = 1767225600000
-CLIENT_TIMEOUTS = {"request_timeout_ms": 10_000}
 
 logging.getLogger("kafka").setLevel(logging.ERROR)  # retries during failover are expected
 
