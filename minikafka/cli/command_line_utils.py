@@ -154,3 +154,27 @@ def validate_bootstrap_server(host_port: str | None) -> None:
 __all__ = ["ToolExit", "KAFKA_VERSION", "eprintln", "println", "emit", "print_usage_and_exit",
            "maybe_print_help_or_version", "check_required_args", "check_invalid_args", "check_invalid_args_set",
            "parse_key_value_args", "load_props", "NoSuchFileException", "validate_bootstrap_server"]
+
+
+def kafka_python_kwargs(props: dict[str, str], known: Iterable[str]) -> dict:
+    """Java client properties (``max.poll.records=5``) as kafka-python keyword arguments.
+
+    Only settings the kafka-python class knows (``known``, its ``DEFAULT_CONFIG``
+    names) are passed on, as Kafka's tools ignore properties a client does not
+    use; values are typed the way Java's ``ConfigDef`` would parse them.
+    """
+    known = set(known)
+    kwargs: dict = {}
+    for name, value in props.items():
+        key = name.replace(".", "_")
+        if key not in known:
+            continue
+        if key == "bootstrap_servers":
+            kwargs[key] = value.split(",")
+        elif value.lstrip("-").isdigit():
+            kwargs[key] = int(value)
+        elif value.lower() in ("true", "false"):
+            kwargs[key] = value.lower() == "true"
+        else:
+            kwargs[key] = value
+    return kwargs

@@ -153,21 +153,9 @@ def formatter_configs(o) -> dict[str, str]:
 
 
 def kafka_python_config(props: dict[str, str]) -> dict:
+    """The settings kafka-python's consumer knows, under its names."""
     from kafka import KafkaConsumer
-    config = {}
-    for name, value in props.items():
-        key = name.replace(".", "_")
-        if key not in KafkaConsumer.DEFAULT_CONFIG:
-            continue
-        if key == "bootstrap_servers":
-            config[key] = value.split(",")
-        elif value.lstrip("-").isdigit():
-            config[key] = int(value)
-        elif value.lower() in ("true", "false"):
-            config[key] = value.lower() == "true"
-        else:
-            config[key] = value
-    return config
+    return clu.kafka_python_kwargs(props, KafkaConsumer.DEFAULT_CONFIG)
 
 
 def _open_consumer(o, props: dict[str, str], offset: int):

@@ -101,23 +101,11 @@ def producer_props(o) -> dict[str, str]:
 def kafka_python_config(props: dict[str, str]) -> dict:
     """The settings kafka-python's producer knows, under its names."""
     from kafka import KafkaProducer
-    config = {}
-    for name, value in props.items():
-        key = name.replace(".", "_")
-        if key not in KafkaProducer.DEFAULT_CONFIG:
-            continue
-        if key == "acks":
-            config[key] = "all" if value in ("all", "-1") else int(value)
-        elif key == "compression_type":
-            config[key] = None if value == "none" else value
-        elif key == "bootstrap_servers":
-            config[key] = value.split(",")
-        elif value.lstrip("-").isdigit():
-            config[key] = int(value)
-        elif value.lower() in ("true", "false"):
-            config[key] = value.lower() == "true"
-        else:
-            config[key] = value
+    config = clu.kafka_python_kwargs(props, KafkaProducer.DEFAULT_CONFIG)
+    if "acks" in config:
+        config["acks"] = "all" if str(config["acks"]) in ("all", "-1") else int(config["acks"])
+    if config.get("compression_type") == "none":
+        config["compression_type"] = None
     return config
 
 
