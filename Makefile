@@ -52,12 +52,15 @@ test: venv
 	@bash scripts/ensure_system_deps.sh dot java chromium
 	@$(MAKE) --no-print-directory --keep-going test-python test-lessons
 
-# Unit, simulation and end-to-end tests, spread over the cores.
+# Unit, simulation and end-to-end tests, spread over the cores.  A test module
+# that starts a live cluster shares it between its tests (module-scoped fixture)
+# and reads as one scenario in file order, so a module stays on one worker
+# (loadfile).
 # Tests that start a Spark JVM or a browser run in a second, serial pass: one JVM
 # is shared by them all, instead of one per xdist worker.
 test-python:
 	@$(LOAD_SYSTEM_DEPS); \
-	$(PY) -m pytest -n $(JOBS) -ra -m "not spark and not browser and not slow" $(PYTEST_ARGS) tests; \
+	$(PY) -m pytest -n $(JOBS) --dist loadfile -ra -m "not spark and not browser and not slow" $(PYTEST_ARGS) tests; \
 	$(PY) -m pytest -ra -m "spark or browser or slow" $(PYTEST_ARGS) tests
 
 # Every lesson in strict nbval mode; one worker owns a whole notebook (loadscope)

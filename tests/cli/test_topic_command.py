@@ -136,5 +136,7 @@ def test_report_options_keep_only_matching_partitions(cluster, cli):
     at_min = cli("topics", "--bootstrap-server", bs, "--describe", "--topic", "healthy",
                  "--at-min-isr-partitions").out      # min.insync.replicas=1, ISR of 3: none at the minimum
     assert at_min == ""
+    cli("topics", "--bootstrap-server", bs, "--create", "--topic", "tuned", "--partitions", "1",
+        "--replication-factor", "1", "--config", "retention.ms=60000")
     overrides = cli("topics", "--bootstrap-server", bs, "--describe", "--topics-with-overrides").out
-    assert "Topic: orders\t" in overrides and "healthy" not in overrides
+    assert "Topic: tuned\t" in overrides and "retention.ms=60000" in overrides and "healthy" not in overrides
