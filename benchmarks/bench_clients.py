@@ -185,8 +185,14 @@ def failover_times(cluster, kills: int, reconnect_backoff_max_ms: int) -> tuple[
     producer = subprocess.Popen([sys.executable, __file__, "client", "failover", cluster.bootstrap_servers,
                                  "failover", str(reconnect_backoff_max_ms)], stdout=subprocess.PIPE, text=True)
     acks: list[tuple[float, float]] = []                # (sent, acknowledged), monotonic seconds
-    reader = threading.Thread(target=lambda: [acks.append(tuple(map(float, line.split()))) for line in producer.stdout
-                                              if not line.startswith("error")], daemon=True)
+
+    def read_acks() -> None:
+        for line in producer.stdout:
+            if not line.startswith("error"):
+                sent, acked = map(float, line.split())
+                acks.append((sent, acked))
+
+    reader = threading.Thread(target=read_acks, daemon=True)
     reader.start()
     elected, times = [], []
     try:
