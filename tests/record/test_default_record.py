@@ -1,7 +1,7 @@
 
 import pytest
 
-from _record_helpers import NOW, client_batch
+from tests.client_batches import NOW, client_batch
 from minikafka.common.errors import InvalidRecordException
 from minikafka.record import record_batch as rb
 from minikafka.record.byte_utils import write_varint

@@ -1,7 +1,7 @@
 import pytest
 from kafka.record.default_records import DefaultRecordBatch
 
-from _record_helpers import NOW, client_batch
+from tests.client_batches import NOW, client_batch
 from minikafka.record import record_batch as rb
 from minikafka.record.compression_type import CompressionType
 from minikafka.record.memory_records import (ControlRecordType, SimpleRecord, build_batch, build_control_batch,

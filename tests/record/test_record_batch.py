@@ -2,7 +2,7 @@ import struct
 
 import pytest
 
-from _record_helpers import NOW, client_batch
+from tests.client_batches import NOW, client_batch
 from minikafka.common.errors import CorruptRecordException, InvalidRecordException, KafkaException
 from minikafka.record import record_batch as rb
 from minikafka.record.compression_type import CompressionType
