@@ -202,8 +202,25 @@ class ClusterFaults:
                              None, groups=[sorted(g) for g in sets])
         self._call(apply)
 
+    def cut_link(self, a: int, b: int) -> None:
+        """Drop every message between nodes ``a`` and ``b`` (both ways), while both still
+        reach every other node and every client: a firewall rule between two hosts.
+        A follower cut from its leader keeps heartbeating to the controller but can
+        no longer fetch.  ``heal()`` restores the link."""
+        self._check_node(a)
+        self._check_node(b)
+        if a == b:
+            raise ValueError(f"cut_link needs two different nodes, got {a} twice")
+
+        def apply() -> None:
+            self.driver.network.cut_link(a, b)
+            self.driver.note("network_link_cut",
+                             f"network: link {self._describe(a)} <-> {self._describe(b)} cut "
+                             f"(messages between them are dropped)", None, nodes=sorted((a, b)))
+        self._call(apply)
+
     def heal(self) -> None:
-        """Remove every network partition."""
+        """Remove every network partition and cut link."""
         def apply() -> None:
             self.driver.network.heal()
             self.driver.note("network_healed", "network healed: every node can reach every node")

@@ -85,11 +85,25 @@ def _node_snapshot(cluster: "Cluster", node_id: int, image) -> NodeSnapshot:
         registration=_registration_state(image, node_id, roles),
         raft_role=raft_role, raft_epoch=raft_epoch, host=layout.host, port=port,
         data_dir=str(layout.data_dir(node_id)), disk_bytes=log_bytes(str(layout.data_dir(node_id))),
-        extra_latency_ms=network.extra_latency.get(node_id, 0))
+        extra_latency_ms=network.extra_latency.get(node_id, 0),
+        cut_from=network.cut_peers(node_id))
+
+
+def _leader_view(cluster: "Cluster", tp: TopicPartition, leader: int) -> dict:
+    """The leader's record of each follower's fetches (empty when the leader is not running)."""
+    if leader < 0 or leader not in cluster.driver.handles \
+            or cluster._state(leader) is NodeState.DEAD:
+        return {}
+    broker = cluster._node(leader).broker
+    partition = broker.replica_manager.partitions.get(tp) if broker else None
+    if partition is None or not partition.is_leader:
+        return {}
+    return dict(partition.remote)
 
 
 def _replica_states(cluster: "Cluster", tp: TopicPartition, registration) -> tuple[ReplicaState, ...]:
     states = []
+    remote = _leader_view(cluster, tp, registration.leader)
     for broker_id in registration.replicas:
         leo = hw = start = size = None
         if broker_id in cluster.driver.handles and cluster._state(broker_id) is not NodeState.DEAD:
@@ -98,8 +112,15 @@ def _replica_states(cluster: "Cluster", tp: TopicPartition, registration) -> tup
             if log is not None:
                 leo, hw, start, size = (log.log_end_offset, log.high_watermark,
                                         log.log_start_offset, log.size_in_bytes)
+        seen = remote.get(broker_id)
+        fetch_offset = last_fetch = caught_up = None
+        if seen is not None and broker_id != registration.leader:
+            fetch_offset = seen.log_end_offset if seen.log_end_offset >= 0 else None
+            last_fetch = seen.last_fetch_time_ms or None
+            caught_up = seen.last_caught_up_time_ms or None
         states.append(ReplicaState(broker_id, leo, hw, start, size, broker_id in registration.isr,
-                                   broker_id == registration.leader))
+                                   broker_id == registration.leader, fetch_offset, last_fetch,
+                                   caught_up))
     return tuple(states)
 
 

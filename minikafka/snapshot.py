@@ -36,6 +36,11 @@ class ReplicaState:
     size_bytes: int | None
     in_sync: bool                      # in the partition's ISR
     is_leader: bool
+    # The leader's view of this follower (Kafka's Replica state); None for the leader
+    # itself and when no live leader knows it.
+    fetch_offset: int | None = None    # the offset its last fetch asked for (its log end offset)
+    last_fetch_time_ms: int | None = None       # when it last fetched from the leader
+    last_caught_up_time_ms: int | None = None   # last time it had everything the leader had
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +92,7 @@ class NodeSnapshot:
     data_dir: str
     disk_bytes: int                    # bytes of all files under the data directory
     extra_latency_ms: int = 0
+    cut_from: tuple[int, ...] = ()     # nodes whose network link to this one is cut
 
     @property
     def is_broker(self) -> bool:

@@ -17,12 +17,16 @@ Widgets (ipywidgets; safe to update from the cluster's thread):
 * `TopologyView(cluster)`: the diagram, redrawn on every cluster event;
 * `FailurePanel(cluster)`: fault buttons per node plus the event log;
 * `EventLogView(cluster.events)`: the event log alone;
-* `Dashboard(cluster)`: the diagram above the buttons and the event log.
+* `Dashboard(cluster)`: the diagram above the buttons and the event log;
+* `ReplicaView(cluster, topic, partition)`: one partition's replicas side by
+  side (log end offset, high watermark, ISR), live; `replica_table(snapshot,
+  topic, partition)` is the same table as text.
 """
 
 from widgets.dashboard import Dashboard
 from widgets.event_log_view import EventLogView, format_event
 from widgets.failure_panel import FailurePanel
+from widgets.replica_view import ReplicaView, replica_table
 from widgets.render import (DOT_MISSING_MESSAGE, TopologyDiagram, dot_available,
                             topology_diagram, topology_html)
 from widgets.topology import topology_dot
@@ -34,10 +38,12 @@ __all__ = [
     "Dashboard",
     "EventLogView",
     "FailurePanel",
+    "ReplicaView",
     "TopologyDiagram",
     "TopologyView",
     "dot_available",
     "format_event",
+    "replica_table",
     "topology_diagram",
     "topology_dot",
     "topology_html",

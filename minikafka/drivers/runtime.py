@@ -55,17 +55,26 @@ class Network:
 
     Groups: ``isolate([1], [2, 3])`` puts nodes in numbered groups; nodes not
     named stay in group 0 together.  Two nodes talk only within one group.
+    Cut links: ``cut_link(1, 3)`` drops every message between nodes 1 and 3
+    (both ways) while each still reaches everyone else, as a firewall rule
+    between two hosts would.
     """
 
     def __init__(self, base_latency_ms: int):
         self.base_latency_ms = base_latency_ms     # one-way delay of every node-to-node message
         self.extra_latency: dict[int, int] = {}    # node id -> added one-way delay (ms)
         self.group_of: dict[int, int] = {}         # node id -> partition group (0 when unset)
+        self.cut_links: set[frozenset[int]] = set()  # node pairs that cannot talk to each other
 
     def can_deliver(self, src: Hashable, dst: Hashable) -> bool:
         if not isinstance(src, int) or not isinstance(dst, int):
             return True                            # clients are never cut off by isolate()
+        if self.cut_links and frozenset((src, dst)) in self.cut_links:
+            return False
         return self.group_of.get(src, 0) == self.group_of.get(dst, 0)
+
+    def cut_link(self, a: int, b: int) -> None:
+        self.cut_links.add(frozenset((a, b)))
 
     def latency(self, src: Hashable, dst: Hashable) -> int:
         if not isinstance(src, int) or not isinstance(dst, int):
@@ -88,9 +97,15 @@ class Network:
 
     def heal(self) -> None:
         self.group_of = {}
+        self.cut_links = set()
 
     def is_isolated(self, node_id: int) -> bool:
         return node_id in self.group_of
+
+    def cut_peers(self, node_id: int) -> tuple[int, ...]:
+        """The nodes whose link to ``node_id`` is cut, in id order."""
+        return tuple(sorted(other for link in self.cut_links if node_id in link
+                            for other in link if other != node_id))
 
 
 NodeFactory = Callable[[int, int, int], Node]

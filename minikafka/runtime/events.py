@@ -29,12 +29,14 @@ config_changed         ConfigRecord(s) written
 partition_changed      leader and/or ISR change (PartitionChangeRecord)
 reassignment_started   adding/removing replicas set
 reassignment_completed target replicas reached
+isr_shrink             a partition leader asks to drop lagging followers from the ISR (and why)
+isr_expand             a partition leader asks to add a caught-up follower back to the ISR
 log_truncated          a follower truncated its divergent tail
 segment_rolled         a new log segment was started
 segments_deleted       retention deleted old segments
 recovery               a log was recovered at start-up (truncation, index rebuild)
 node_killed / node_stopped / node_restarted / node_paused / node_resumed
-network_isolated / network_healed / latency_changed
+network_isolated / network_link_cut / network_healed / latency_changed
 internal_error         an exception escaped node code (a sandbox bug; live driver only)
 group_rebalance        a consumer group starts a rebalance (data: group, generation)
 group_join_completed   every member joined; the leader must send the assignment

@@ -53,6 +53,11 @@ if TYPE_CHECKING:
 UNKNOWN_OFFSET = -1
 
 
+def _ids(ids) -> str:
+    """How Kafka's Partition log lines print a replica list: ``1,2,3``."""
+    return ",".join(str(i) for i in ids)
+
+
 def scala_set(ids) -> str:
     """How Kafka's Scala code prints a set of broker ids in messages: ``Set(1, 2)``."""
     return "Set(" + ", ".join(str(i) for i in ids) + ")"
@@ -360,7 +365,14 @@ class Partition:
             return
         if not self.manager.is_replica_isr_eligible(replica_id, state.broker_epoch):
             return
-        self._submit_isr_change(self.isr + (replica_id,), adding={replica_id}, removing=set())
+        new_isr = self.isr + (replica_id,)
+        self.manager.node.emit(
+            "isr_expand", f"[Partition {self.topic_partition} broker={self.broker_id}] Expanding ISR "
+            f"from {_ids(self.isr)} to {_ids(new_isr)}: broker {replica_id} caught up to the high "
+            f"watermark ({state.log_end_offset} >= {self.log.high_watermark})",
+            topic=self.topic_partition.topic, partition=self.topic_partition.partition,
+            replica=replica_id, isr=list(self.isr), new_isr=list(new_isr))
+        self._submit_isr_change(new_isr, adding={replica_id}, removing=set())
 
     def out_of_sync_replicas(self, now: int, max_lag_ms: int) -> list[int]:
         leader_end = self.log.log_end_offset
@@ -373,7 +385,24 @@ class Partition:
         lagging = self.out_of_sync_replicas(now, max_lag_ms)
         if lagging:
             new_isr = tuple(r for r in self.isr if r not in lagging)
+            self._note_shrink(new_isr, lagging, now, max_lag_ms)
             self._submit_isr_change(new_isr, adding=set(), removing=set(lagging))
+
+    def _note_shrink(self, new_isr: tuple[int, ...], lagging: list[int], now: int,
+                     max_lag_ms: int) -> None:
+        # Kafka's leader logs this line (Partition.maybeShrinkIsr); the reason after it is ours.
+        out_of_sync = " ".join(f"(brokerId: {r}, endOffset: {self.remote[r].log_end_offset})"
+                               for r in lagging)
+        behind = ", ".join(f"broker {r} for {now - self.remote[r].last_caught_up_time_ms} ms"
+                           for r in lagging)
+        self.manager.node.emit(
+            "isr_shrink", f"[Partition {self.topic_partition} broker={self.broker_id}] Shrinking ISR "
+            f"from {_ids(self.isr)} to {_ids(new_isr)}. Leader: (highWatermark: "
+            f"{self.log.high_watermark}, endOffset: {self.log.log_end_offset}). Out of sync "
+            f"replicas: {out_of_sync}. Not caught up: {behind} "
+            f"(replica.lag.time.max.ms={max_lag_ms})",
+            topic=self.topic_partition.topic, partition=self.topic_partition.partition,
+            out_of_sync=list(lagging), isr=list(self.isr), new_isr=list(new_isr))
 
     def _submit_isr_change(self, new_isr: tuple[int, ...], adding: set[int],
                            removing: set[int]) -> None:

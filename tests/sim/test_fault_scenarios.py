@@ -71,6 +71,31 @@ def test_single_faults_keep_invariants_and_heal(seed):
         cluster.stop()
 
 
+@pytest.mark.parametrize("seed", [pytest.param(s, id=f"seed-{s}") for s in range(4)])
+def test_cut_links_keep_invariants_and_heal(seed):
+    """One link at a time cut between two nodes (broker-broker, broker-controller or
+    controller-controller), each node still reaching all the others."""
+    rng = random.Random(1000 + seed)
+    cluster = Cluster(brokers=3, controllers=3, seed=seed, simulated=True).start()
+    check = InvariantChecker(cluster)
+    try:
+        cluster.create_topic("orders", partitions=3, replication_factor=3,
+                             config={"min.insync.replicas": "2"})
+        history = []
+        for _ in range(4):
+            a, b = rng.sample(cluster.broker_ids + cluster.controller_ids, 2)
+            cluster.cut_link(a, b)
+            history.append(f"cut {a}-{b}")
+            cluster.run_for(rng.randrange(500, 9000), check)
+            cluster.heal()
+            cluster.run_for(rng.randrange(200, 2000), check)
+        healed = cluster.wait_until(lambda: _converged(cluster), 30_000)
+        check.check_log_matching()
+        assert healed, f"did not heal after {history}: {cluster.snapshot().topics}"
+    finally:
+        cluster.stop()
+
+
 def test_controller_failover_elects_exactly_one_new_leader():
     cluster = Cluster(brokers=3, controllers=3, seed=42, simulated=True).start()
     check = InvariantChecker(cluster)
