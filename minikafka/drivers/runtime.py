@@ -21,6 +21,9 @@ and messages addressed to that incarnation are discarded even if it restarts
 Subclasses supply time: `SimulatedDriver` keeps a virtual clock and an event
 queue, `LiveDriver` uses an asyncio loop and the wall clock.  They implement
 ``now()``, ``_at(time_ms, fn)`` (run fn at that time on the driver's thread).
+`SteppingDriver` (drivers/stepping.py) also overrides three hooks, so that
+every message on the wire, every message lost and every node wake-up is a
+happening a learner can see: ``_transmit``, ``_lost`` and ``_schedule_poll``.
 """
 
 from __future__ import annotations
@@ -225,10 +228,18 @@ class ClusterRuntime:
             self._refuse(envelope)
             return
         if not self.network.can_deliver(envelope.src, dst):
-            return                                  # dropped on the floor: the sender times out
-        incarnation = handle.incarnation
-        self._at(self.now() + self.network.latency(envelope.src, dst),
-                 lambda: self._deliver(envelope, incarnation))
+            self._lost(envelope)                    # dropped on the floor: the sender times out
+            return
+        self._transmit(envelope, handle.incarnation,
+                       self.now() + self.network.latency(envelope.src, dst))
+
+    def _transmit(self, envelope: Envelope, incarnation: int, arrival_ms: int) -> None:
+        """Put a message on the wire to ``incarnation`` of its destination (a hook: the
+        stepping driver keeps it as a visible happening instead)."""
+        self._at(arrival_ms, lambda: self._deliver(envelope, incarnation))
+
+    def _lost(self, envelope: Envelope) -> None:
+        """A message the network dropped (a hook: the stepping driver writes it down)."""
 
     def _refuse(self, envelope: Envelope) -> None:
         """A request to a dead node fails fast at its sender, like a refused connection."""
@@ -285,6 +296,10 @@ class ClusterRuntime:
             self._route(envelope)
         if handle.state is NodeState.DEAD or handle.node is not node:
             return
+        self._schedule_poll(handle, node)
+
+    def _schedule_poll(self, handle: NodeHandle, node: Node) -> None:
+        """Make sure the node is polled at its next deadline (earlier wake-ups stay)."""
         deadline = node.next_deadline()
         if deadline is not None and (handle.poll_at is None or deadline < handle.poll_at):
             handle.poll_at = deadline

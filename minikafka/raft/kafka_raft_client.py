@@ -271,6 +271,10 @@ class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers
         self._wakeup_at = None
         self._poll()
 
+    def wakeup(self) -> None:
+        """Poll now: a deadline of the epoch state was moved from outside (the stepper)."""
+        self._poll()
+
     def _poll_current_state(self, now: int) -> int | None:
         state = self.quorum.state
         if isinstance(state, LeaderState):

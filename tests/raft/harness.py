@@ -1,7 +1,7 @@
 """A deterministic network of KRaft replicas in virtual time, with faults and invariant checks.
 
-Every node is a `RaftTestNode` (a `Node` hosting one `KafkaRaftClient` and a
-listener that records committed batches).  `Simulation` owns the clock and
+Every node is a `RaftTestNode`: the package's `RaftNode` (a `Node` hosting one
+`KafkaRaftClient`) with a listener that checks committed batches arrive in order.  `Simulation` owns the clock and
 one event queue; messages get a seeded latency, keep their order per pair of
 nodes (as TCP does), may be dropped, and do not cross a network cut.
 Killing a node discards its in-memory state; its log keeps only flushed
@@ -27,10 +27,11 @@ from typing import Any, Callable
 from minikafka.common.uuid import Uuid
 from minikafka.raft import (Batch, KafkaRaftClient, LeaderAndEpoch, MemoryQuorumStateStore,
                             MemoryReplicatedLog)
+from minikafka.raft.raft_node import RaftNode
 from minikafka.raft.leader_state import LeaderState
 from minikafka.raft.messages import VoteRequest, VoteResponse
 from minikafka.runtime.events import ClusterEvent
-from minikafka.runtime.node import Envelope, Node
+from minikafka.runtime.node import Envelope
 from minikafka.timing import KAFKA, TimingProfile
 
 START_MS = 1767225600000
@@ -84,22 +85,15 @@ class CommitRecorder:
         self.leader_changes.append(leader)
 
 
-class RaftTestNode(Node):
+class RaftTestNode(RaftNode):
+    """The package's `RaftNode` with a listener that checks contiguous, once-only delivery."""
+
     def __init__(self, node_id: int, rng: random.Random, voters: dict[int, str], log: CheckedLog,
                  store: MemoryQuorumStateStore, timing: TimingProfile):
-        super().__init__(node_id, rng)
         directory_id = Uuid.ZERO if node_id in voters else Uuid(0, 1000 + node_id)
-        self.client = KafkaRaftClient(self, voters, log, store, timing, CLUSTER_ID,
-                                      directory_id=directory_id)
-        self.recorder = CommitRecorder()
-
-    def on_start(self) -> None:
-        self.client.start()
-        self.client.register_listener(self.recorder)
-
-    def on_request(self, envelope: Envelope) -> None:
-        if not self.client.handle_request(envelope):
-            raise AssertionError(f"not a raft request: {envelope.body!r}")
+        super().__init__(node_id, rng, voters, log, store, timing, CLUSTER_ID,
+                         directory_id=directory_id, listener=CommitRecorder())
+        self.recorder: CommitRecorder = self.listener
 
 
 @dataclass
