@@ -4,6 +4,7 @@ Public API (what lessons and widgets import):
 
 * `Cluster` -- start a cluster, look inside it, break it, watch it heal;
 * `ClusterSnapshot` and friends -- the cluster as plain data;
+* `RequestCounts` -- which requests each broker answered (``cluster.request_counts()``);
 * `ClusterEvent` / `EventLog` -- what happened, when and why;
 * `TimingProfile`, `TEACHING`, `KAFKA` -- the time settings in force;
 * `replay_metadata`, `MetadataRecordEntry` -- read and replay the metadata log;
@@ -17,6 +18,7 @@ from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
 from minikafka.cluster_metadata import MetadataRecordEntry, replay_metadata
+from minikafka.request_counts import PartitionRequestCount, RequestCount, RequestCounts
 from minikafka.runtime.events import ClusterEvent, EventLog
 from minikafka.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot, QuorumSnapshot,
                                 ReplicaState, TopicSnapshot)
@@ -25,7 +27,7 @@ from minikafka.timing import KAFKA, TEACHING, TimingProfile
 __all__ = ["Cluster", "ClusterSnapshot", "NodeSnapshot", "PartitionSnapshot", "QuorumSnapshot",
            "ReplicaState", "TopicSnapshot", "ClusterEvent", "EventLog", "TimingProfile", "TEACHING",
            "KAFKA", "TopicPartition", "Uuid", "Errors", "KafkaException", "MetadataRecordEntry",
-           "replay_metadata"]
+           "replay_metadata", "RequestCounts", "RequestCount", "PartitionRequestCount"]
 
 __version__ = "0.1.0"
 

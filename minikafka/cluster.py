@@ -14,8 +14,10 @@ The facade is also where a learner breaks things.  Fault verbs (kill,
 restart, pause, resume, isolate, heal, add latency, wipe) act on the driver,
 never on node internals, so a node experiences exactly what a real process
 would.  Everything observable comes out as plain data: `snapshot()` (a
-`ClusterSnapshot`) and `events` (the `EventLog`); widgets and lessons read
-only those two.  Admin verbs (create a topic, reassign partitions...) are
+`ClusterSnapshot`), `events` (the `EventLog`), each node's metrics under
+Kafka's MBean names (`metrics()`, `broker_metrics()`) and the brokers'
+request view (`request_counts()`); widgets and lessons read only those.
+Admin verbs (create a topic, reassign partitions...) are
 requests to the active controller, answered once the records are committed.
 
 Mirrors what an operator does around ``kafka-server-start.sh`` and
@@ -32,6 +34,7 @@ from typing import Any, Callable, Mapping, Sequence
 from minikafka.cluster_admin import ClusterAdmin
 from minikafka.cluster_faults import ClusterFaults
 from minikafka.cluster_metadata import ClusterMetadata
+from minikafka.cluster_metrics import ClusterMetrics
 from minikafka.cluster_layout import (DEFAULT_FIRST_CONTROLLER_ID, SIM_BROKER_PORT,
                                       SIM_CONTROLLER_PORT, ClusterLayout, default_broker_props,
                                       existing_cluster_id, generate_cluster_id, node_ids,
@@ -46,7 +49,7 @@ from minikafka.timing import TimingProfile, profile
 START_TIMEOUT_MS = 30_000
 
 
-class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata):
+class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, ClusterMetrics):
     def __init__(self, brokers: int | Sequence[int] = 3, controllers: int | Sequence[int] = 3,
                  data_dir: str | Path | None = None, seed: int | str | None = None, *,
                  combined: bool = False, simulated: bool = False,

@@ -7,6 +7,7 @@ node.  The per-replica part (log end offset, high watermark, size) comes from
 each broker's own logs, because that is where followers and leaders really
 differ.  Disk bytes are the sizes of the ``.log`` segment files under a
 node's data directory, which is what ``kafka-log-dirs.sh`` reports as size.
+Each running node adds its node-level metrics (MBeans without tags).
 """
 
 from __future__ import annotations
@@ -73,10 +74,13 @@ def _node_snapshot(cluster: "Cluster", node_id: int, image) -> NodeSnapshot:
     roles = layout.roles(node_id)
     state = cluster._state(node_id)
     raft_role = raft_epoch = None
+    metrics = {}
     if state is not NodeState.DEAD:
         raft = cluster._node(node_id).raft
         raft_role = "observer" if not raft.is_voter else raft.role.lower()
         raft_epoch = raft.epoch
+    if state is NodeState.RUNNING:          # a paused process answers no metrics query
+        metrics = cluster._node(node_id).metrics.read(cluster.driver.now(), node_level=True)
     port = layout.broker_ports.get(node_id) if "broker" in roles else layout.controller_ports.get(node_id)
     network = cluster.driver.network
     return NodeSnapshot(
@@ -86,7 +90,7 @@ def _node_snapshot(cluster: "Cluster", node_id: int, image) -> NodeSnapshot:
         raft_role=raft_role, raft_epoch=raft_epoch, host=layout.host, port=port,
         data_dir=str(layout.data_dir(node_id)), disk_bytes=log_bytes(str(layout.data_dir(node_id))),
         extra_latency_ms=network.extra_latency.get(node_id, 0),
-        cut_from=network.cut_peers(node_id))
+        cut_from=network.cut_peers(node_id), metrics=metrics)
 
 
 def _leader_view(cluster: "Cluster", tp: TopicPartition, leader: int) -> dict:

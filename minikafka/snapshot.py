@@ -13,7 +13,8 @@ What is in it:
   network isolates it, its broker registration state as the active
   controller sees it (unfenced / fenced / controlled_shutdown / unregistered),
   its KRaft role (leader / follower / candidate / unattached / resigned /
-  observer), port, data directory and bytes on disk;
+  observer), port, data directory and bytes on disk, and its node-level
+  metrics under Kafka's MBean names (``metrics``: the untagged ones);
 * the controller quorum: voters, active controller, epoch, high watermark;
 * every topic and partition as the controller's committed metadata says
   (replicas, ISR, leader, epochs, reassignment), plus, per replica, what that
@@ -93,6 +94,9 @@ class NodeSnapshot:
     disk_bytes: int                    # bytes of all files under the data directory
     extra_latency_ms: int = 0
     cut_from: tuple[int, ...] = ()     # nodes whose network link to this one is cut
+    # The node's own MBeans without tags (totals such as LeaderCount, MessagesInPerSec,
+    # ActiveControllerCount), as cluster.node_metrics() gives them; empty unless running.
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def is_broker(self) -> bool:

@@ -33,11 +33,13 @@ from minikafka.common.topic_partition import TopicPartition
 from minikafka.controller.feature_control_manager import SUPPORTED_FEATURES_4_1
 from minikafka.controller.requests import Feature, Listener
 from minikafka.metadata.image import ConfigResource
+from minikafka.metrics.broker_topic_stats import BrokerTopicStats
 from minikafka.runtime.node import RequestTimedOut
 from minikafka.server.alter_partition_manager import AlterPartitionManager
 from minikafka.server.auto_topic_creation_manager import AutoTopicCreationManager
 from minikafka.server.broker_lifecycle_manager import BrokerLifecycleManager, BrokerState
 from minikafka.server.broker_metadata_publisher import BrokerMetadataPublisher
+from minikafka.server.broker_metrics import register_broker_metrics
 from minikafka.server.group_coordinator_adapter import GroupCoordinatorAdapter
 from minikafka.server.producer_id_manager import ProducerIdManager
 from minikafka.server.replica_fetcher import ReplicaFetcherManager
@@ -65,7 +67,9 @@ class BrokerServer:
         previous_epoch = CleanShutdownFileHandler(data_dir).read() or -1
         self.publisher = BrokerMetadataPublisher(self, node.raft)
         self.lifecycle = BrokerLifecycleManager(self, previous_epoch)
+        self.topic_stats = BrokerTopicStats(node.metrics)   # BrokerTopicMetrics: bytes/messages in and out
         self.replica_manager = ReplicaManager(self)
+        self.replica_manager.isr_meters = register_broker_metrics(self, node.metrics)
         self.replica_manager.fetcher_manager = ReplicaFetcherManager(self.replica_manager)
         self.alter_partition_manager = AlterPartitionManager(self)
         self.producer_ids = ProducerIdManager(self)

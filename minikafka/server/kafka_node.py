@@ -27,12 +27,15 @@ import random
 from typing import Callable
 
 from minikafka.common.config.kafka_config import KafkaConfig
+from minikafka.controller.controller_metrics import register_controller_metrics
 from minikafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
 from minikafka.controller import requests as controller_requests
 from minikafka.controller.requests import ControllerRegistrationRequest, Feature, Listener
 from minikafka.network.client_request import ClientRequest
+from minikafka.metrics.metrics_registry import MetricsRegistry
 from minikafka.network.handlers import dispatch
 from minikafka.network.request_channel import Deferred
+from minikafka.network.request_metrics import RequestMetrics
 from minikafka.raft.kafka_metadata_log import KafkaMetadataLog
 from minikafka.raft.kafka_raft_client import KafkaRaftClient
 from minikafka.raft.quorum_state_store import FileQuorumStateStore
@@ -74,15 +77,19 @@ class KafkaNode(Node):
         voters = {vid: str(endpoint) for vid, endpoint in config.voters.items()}
         self.raft = KafkaRaftClient(self, voters, self.metadata_log, store, config.timing,
                                     config.cluster_id, directory_id=self.directory_id)
+        self.metrics = MetricsRegistry(lambda: self.now)   # this process's MBeans (minikafka.metrics)
         self.controller: QuorumController | None = None
         self.broker = None
+        self.request_metrics: RequestMetrics | None = None   # brokers: requests answered, by API
         if config.is_controller:
             self.controller = QuorumController(self, self.raft, QuorumControllerConfig(
                 config.cluster_id, config.decision_seed,
                 static_config=dict(self.kafka_config.static_props), timing=config.timing))
+            register_controller_metrics(self.controller, self.metrics)
         if config.is_broker:
             from minikafka.server.broker_server import BrokerServer
             self.broker = BrokerServer(self)
+            self.request_metrics = RequestMetrics(self.metrics)
         self.stopped = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -154,7 +161,8 @@ class KafkaNode(Node):
         if isinstance(body, ClientRequest) and self.broker is not None:
             self._handle_client(envelope, body)
         elif isinstance(body, FetchRequest) and self.broker is not None:
-            self.broker.replica_manager.fetch_messages(body, lambda r: self.reply(envelope, r))
+            self.broker.replica_manager.fetch_messages(
+                body, lambda response: self._follower_fetch_reply(envelope, body, response))
         elif self.controller is not None and type(body).__module__ == CONTROLLER_REQUESTS:
             self.controller.handle_request(body, lambda r: self.reply(envelope, r))
         else:
@@ -164,6 +172,16 @@ class KafkaNode(Node):
     def _handle_client(self, envelope: Envelope, client_request: ClientRequest) -> None:
         outcome = dispatch(client_request.context, client_request.request, self.broker)
         if isinstance(outcome, Deferred):
-            outcome.on_complete(lambda result: self.reply(envelope, result))
+            outcome.on_complete(lambda result: self._client_reply(envelope, client_request, result))
         else:
-            self.reply(envelope, outcome)
+            self._client_reply(envelope, client_request, outcome)
+
+    def _client_reply(self, envelope: Envelope, client_request: ClientRequest, outcome) -> None:
+        # Kafka updates a request's metrics when its response is sent (RequestChannel)
+        self.request_metrics.client_request_completed(client_request.context, client_request.request,
+                                                      outcome, self.broker, self.now)
+        self.reply(envelope, outcome)
+
+    def _follower_fetch_reply(self, envelope: Envelope, request: FetchRequest, response) -> None:
+        self.request_metrics.follower_fetch_completed(request.replica_id, response, self.now)
+        self.reply(envelope, response)

@@ -415,16 +415,27 @@ class Partition:
         """``result`` is (error, leader_id, leader_epoch, isr, partition_epoch) or None on timeout."""
         if (self.leader_epoch, self.partition_epoch) != epoch_at_submit:
             return                                   # the metadata already moved on
-        self.pending = None
+        proposed, self.pending = self.pending, None
         if result is None:
             return
         error, leader_id, leader_epoch, isr, partition_epoch = result
+        self._mark_isr_update(proposed, error is Errors.NONE and leader_epoch == self.leader_epoch
+                              and partition_epoch >= self.partition_epoch)
         if error is not Errors.NONE:
             return                                   # retried by the next fetch or ISR check
         if partition_epoch > self.partition_epoch:
             self.isr = tuple(isr)
             self.partition_epoch = partition_epoch
         self.maybe_increment_leader_hw(self.manager.now)
+
+    def _mark_isr_update(self, proposed: PendingIsrChange | None, accepted: bool) -> None:
+        # Kafka's AlterPartitionListener: IsrExpands/ShrinksPerSec once the controller accepted
+        # the change, FailedIsrUpdatesPerSec for an error or a stale answer.
+        meters = self.manager.isr_meters
+        if meters is None or proposed is None:
+            return
+        meter = meters.failed if not accepted else meters.expands if proposed.adding else meters.shrinks
+        meter.mark(1, self.manager.now)
 
     # ------------------------------------------------------------------ high watermark
     def maybe_increment_leader_hw(self, now: int) -> bool:

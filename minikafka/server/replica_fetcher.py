@@ -153,6 +153,7 @@ class ReplicaFetcher:
             return
         if data.records:
             log.append_as_follower(data.records, now)
+            self.manager.replica_manager.topic_stats.replication_bytes_in(len(data.records), now)
             if self.manager.is_throttled(partition.topic_partition):
                 self.throttle_window.append((now, len(data.records)))
         log.maybe_update_high_watermark(min(data.high_watermark, log.log_end_offset))

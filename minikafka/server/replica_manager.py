@@ -84,6 +84,8 @@ class ReplicaManager:
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", self.node)
         self.max_lag_ms = broker.timing.ms("replica.lag.time.max.ms")
         self.fetcher_manager = None                   # set by BrokerServer (needs this object)
+        self.topic_stats = broker.topic_stats         # BrokerTopicMetrics meters (bytes, messages)
+        self.isr_meters = None                        # IsrShrinks/Expands meters, set by BrokerServer
 
     @property
     def now(self) -> int:
@@ -166,6 +168,7 @@ class ReplicaManager:
 
     def _append_one(self, tp: TopicPartition, records: bytes, required_acks: int,
                     result: PartitionProduceResult, internal: bool):
+        self.topic_stats.produce_requested(tp.topic, self.now)
         if tp.topic in INTERNAL_TOPICS and not internal:
             result.error = Errors.INVALID_TOPIC_EXCEPTION     # "Cannot append to internal topic <t>"
             return None
@@ -178,7 +181,10 @@ class ReplicaManager:
             info = partition.append_records_to_leader(records, required_acks, self.now)
         except Exception as exc:                        # Kafka catches Throwable here too
             self._append_failed(partition, exc, result)
+            if result.error not in _WITHOUT_LOG_START:  # unexpected failures only, as Kafka counts
+                self.topic_stats.produce_failed(tp.topic, self.now)
             return None
+        self.topic_stats.appended(tp.topic, len(records), info.num_messages, self.now)
         result.base_offset = info.first_offset
         result.log_append_time = info.log_append_time
         result.log_start_offset = info.log_start_offset
@@ -212,6 +218,9 @@ class ReplicaManager:
     # ------------------------------------------------------------------ fetch
     def fetch_messages(self, request: FetchRequest, respond: Callable[[FetchResponse], None]) -> None:
         results = self._read(request)
+        for data in results:                          # Kafka counts the first read only
+            self.topic_stats.fetch_requested(data.topic, self.now)
+        respond = self._counting_bytes_out(request, respond)
         readable = sum(len(r.records) for r in results)
         urgent = any(r.error is not Errors.NONE or r.diverging_epoch for r in results)
         if (request.max_wait_ms <= 0 or not request.partitions or readable >= request.min_bytes
@@ -229,6 +238,17 @@ class ReplicaManager:
                                  has_enough_data,
                                  lambda: respond(FetchResponse(tuple(self._read(request)))))
         self.fetch_purgatory.try_complete_else_watch(operation, request.max_wait_ms)
+
+    def _counting_bytes_out(self, request: FetchRequest, respond: Callable[[FetchResponse], None]
+                            ) -> Callable[[FetchResponse], None]:
+        """Mark BytesOut (consumers) or ReplicationBytesOut (followers) as the answer leaves."""
+        def counted(response: FetchResponse) -> None:
+            follower = request.is_from_follower
+            for data in response.partitions:
+                if data.records or not follower:
+                    self.topic_stats.bytes_out(data.topic, follower, len(data.records), self.now)
+            respond(response)
+        return counted
 
     def _readable_end(self, request: FetchRequest, tp: TopicPartition) -> int:
         partition = self.partitions.get(tp)
