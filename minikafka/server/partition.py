@@ -175,6 +175,9 @@ class Partition:
         self.replicas = tuple(registration.replicas)
         self.adding_replicas = tuple(registration.adding_replicas)
         self.removing_replicas = tuple(registration.removing_replicas)
+        if self.pending is not None and self.is_leader \
+                and set(registration.isr) == set(self.pending.proposed_isr):
+            self._mark_isr_update(self.pending, True)  # our change, committed: seen before its answer
         self.isr = tuple(registration.isr)
         self.partition_epoch = registration.partition_epoch
         self.pending = None                          # the metadata supersedes any change in flight

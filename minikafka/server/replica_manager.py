@@ -133,6 +133,8 @@ class ReplicaManager:
             partition.leader_id = -1
         if delete:
             self.log_manager.async_delete(tp, self.now)
+            if not any(other.topic == tp.topic for other in self.partitions):
+                self.topic_stats.remove_topic(tp.topic)   # Kafka's maybeRemoveTopicMetrics
         self._wake(tp)
 
     def get_or_create_log(self, partition: Partition, now: int):
