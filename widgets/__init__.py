@@ -21,11 +21,20 @@ Widgets (ipywidgets; safe to update from the cluster's thread):
 * `ReplicaView(cluster, topic, partition)`: one partition's replicas side by
   side (log end offset, high watermark, ISR), live; `replica_table(snapshot,
   topic, partition)` is the same table as text.
+
+The KRaft election stepper needs no cluster: `QuorumStepper(controllers=3,
+seed=7)` runs a quorum of controllers in virtual time with the engine's own
+raft code, stepped by hand (headless, or displayed as a `QuorumStepperView`);
+`quorum_scenarios` holds the lesson's recipes (first election, split vote,
+pre-vote, isolated leader).
 """
 
 from widgets.dashboard import Dashboard
 from widgets.event_log_view import EventLogView, format_event
 from widgets.failure_panel import FailurePanel
+from widgets import quorum_scenarios
+from widgets.quorum_stepper import QuorumStepper, QuorumStepperError
+from widgets.quorum_stepper_view import QuorumStepperView
 from widgets.replica_view import ReplicaView, replica_table
 from widgets.render import (DOT_MISSING_MESSAGE, TopologyDiagram, dot_available,
                             topology_diagram, topology_html)
@@ -38,11 +47,15 @@ __all__ = [
     "Dashboard",
     "EventLogView",
     "FailurePanel",
+    "QuorumStepper",
+    "QuorumStepperError",
+    "QuorumStepperView",
     "ReplicaView",
     "TopologyDiagram",
     "TopologyView",
     "dot_available",
     "format_event",
+    "quorum_scenarios",
     "replica_table",
     "topology_diagram",
     "topology_dot",

@@ -1,0 +1,458 @@
+"""`QuorumStepper`: a KRaft election you can step through, forwards and back.
+
+Theory of operation
+-------------------
+The stepper builds a quorum of dedicated controllers (ids 1001, 1002, ...)
+out of the engine's own pieces: one `RaftNode` (a `KafkaRaftClient` with an
+in-memory ``__cluster_metadata`` log and quorum-state) per controller, run by
+the `SteppingDriver` in virtual time with Kafka's own quorum settings
+(``controller.quorum.election.timeout.ms=1000``,
+``controller.quorum.fetch.timeout.ms=2000``, ...) and 1 ms between
+controllers.  Nothing is live: no thread, no socket, no wall clock.
+
+Each control is one entry of the driver's control list and one entry of the
+timeline (``history``): ``step`` delivers the next message or fires the next
+timer, ``deliver(i)`` lets message ``i`` of the queue overtake the others,
+``drop_next`` loses the next message, ``timeout(node)`` makes that
+controller's election (or fetch) timer run out now, ``isolate``/``heal``
+partition the network, ``append`` hands a record to the leader.  After each
+control the timeline notes, indented, what it changed on every controller
+(role, epoch, vote, leader, log end offset, high watermark), the engine's
+events (elections, resignations, truncations) and messages the network lost.
+
+``back`` rebuilds the quorum from the seed and replays every control but the
+last: same seed and same controls give the same run, so going back is exact.
+
+Bad input (an unknown controller, a wrong type, a closed stepper) raises
+`QuorumStepperError`: one line in Kafka's terms, no traceback in a notebook,
+and nothing changes.
+
+Displayed in a notebook the stepper shows a `QuorumStepperView`; ``print``
+gives the same picture as text (``text()``), stable enough for nbval.
+Recipes for the lesson's scenarios are in `widgets.quorum_scenarios`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Callable
+
+from minikafka.cluster_layout import generate_cluster_id
+from minikafka.drivers.stepping import MESSAGE, Happening, SteppingDriver
+from minikafka.raft.leader_state import LeaderState
+from minikafka.raft.raft_node import RaftNode
+from minikafka.raft.replicated_log import MemoryReplicatedLog
+from minikafka.raft.quorum_state_store import MemoryQuorumStateStore
+from minikafka.runtime.events import ClusterEvent, EventLog
+from minikafka.timing import KAFKA
+from widgets.quorum_stepper_text import (change_line, describe_message, headline, message_facts,
+                                         record_text, seconds, start_line, stepper_text)
+
+FIRST_CONTROLLER_ID = 1001       # the sandbox's dedicated controllers are 1001, 1002, ...
+MAX_CONTROLLERS = 5
+LATENCY_MS = 1                   # one way, between any two controllers
+RUN_LIMIT_MS = 30_000            # run_until_leader gives up after this much virtual time
+MAX_EVENTS = 20_000              # past this the stepper is finished (back() replays them all)
+INDENT = " " * 11                # effect lines sit under the time column
+
+
+class QuorumStepperError(ValueError):
+    """Bad use of a `QuorumStepper`; a notebook shows only its one line."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
+class History(tuple):
+    """The timeline: a tuple of lines that prints as text."""
+
+    def __str__(self) -> str:
+        return "\n".join(self)
+
+    def __repr__(self) -> str:
+        return str(self) if self else "(nothing has happened yet)"
+
+    def __getitem__(self, index):
+        item = super().__getitem__(index)
+        return History(item) if isinstance(index, slice) else item
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class QuorumStepper:
+    """A simulated KRaft quorum of ``controllers`` voters, stepped by hand (see the module doc)."""
+
+    def __init__(self, controllers: int = 3, seed: int = 7):
+        if not _is_int(controllers) or not 1 <= controllers <= MAX_CONTROLLERS:
+            raise QuorumStepperError(f"controllers must be a whole number from 1 to "
+                                     f"{MAX_CONTROLLERS}, got {controllers!r}")
+        if not _is_int(seed):
+            raise QuorumStepperError(f"seed must be a whole number, got {seed!r}")
+        self.controllers = controllers
+        self.seed = seed
+        self.node_ids = tuple(range(FIRST_CONTROLLER_ID, FIRST_CONTROLLER_ID + controllers))
+        self.timing = KAFKA
+        self.cluster_id = generate_cluster_id(f"stepper-{seed}")
+        self._closed = False
+        self._listeners: list[Callable[[], None]] = []    # called after each control
+        self._views: list[Any] = []                       # widgets showing this stepper
+        self._rebuild(())
+
+    # ------------------------------------------------------------------ building and replay
+    def _rebuild(self, controls: tuple) -> None:
+        self._events: list[ClusterEvent] = []      # engine events of the control being applied
+        self._lines: list[str] = []
+        self._driver = self._build()
+        self._lines.append(self._start_line())
+        for control in controls:
+            self._apply(control)
+
+    def _build(self) -> SteppingDriver:
+        endpoints = {n: f"CONTROLLER://localhost:{9093 + i}" for i, n in enumerate(self.node_ids)}
+        logs = {n: MemoryReplicatedLog() for n in self.node_ids}
+        stores = {n: MemoryQuorumStateStore() for n in self.node_ids}
+
+        def factory(node_id: int, incarnation: int, now: int) -> RaftNode:
+            rng = random.Random(f"{self.seed}:{node_id}:{incarnation}")
+            return RaftNode(node_id, rng, endpoints, logs[node_id], stores[node_id], self.timing,
+                            self.cluster_id)
+        events = EventLog()
+        events.subscribe(self._events.append)
+        driver = SteppingDriver(factory, events, LATENCY_MS, describe=describe_message)
+        for node_id in self.node_ids:
+            driver.add_node(node_id, ("controller",))
+        driver.start_together(self.node_ids)
+        self._events.clear()
+        return driver
+
+    def _start_line(self) -> str:
+        timers = {n: self._elapsed(t["election timeout"]) for n, t in self._raw_timers().items()
+                  if "election timeout" in t}
+        return start_line(timers, self.timing)
+
+    # ------------------------------------------------------------------ applying controls
+    def _apply(self, control: tuple) -> Any:
+        before = self._rows()
+        self._events.clear()
+        self._driver.lost.clear()
+        result = self._driver.apply(control)
+        now = seconds(self._elapsed(self._driver.now()))
+        self._lines.append(f"{now}  {headline(control, result, self.node_ids, self.timing)}")
+        effects = [f"lost: {h.text}" for h in self._driver.lost]
+        effects += [event.text for event in self._events]
+        after = self._rows()
+        effects += [line for n in self.node_ids
+                    if (line := change_line(n, before[n], after[n])) is not None]
+        self._lines.extend(INDENT + line for line in effects)
+        return result
+
+    def _control(self, control: tuple) -> Any:
+        """Apply one new control from the learner and redraw the views."""
+        try:
+            return self._apply(control)
+        finally:
+            self._changed()
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            listener()
+
+    # ------------------------------------------------------------------ checks
+    def _check_open(self) -> None:
+        if self._closed:
+            raise QuorumStepperError("This QuorumStepper is closed; create a new one")
+
+    def _check_can_step(self) -> None:
+        self._check_open()
+        if len(self._driver.controls) >= MAX_EVENTS:
+            raise QuorumStepperError(f"This QuorumStepper is finished: it holds {MAX_EVENTS} "
+                                     f"events, the most it keeps; use back() or create a new one")
+
+    def _controller(self, node_id: Any) -> int:
+        if not _is_int(node_id):
+            raise QuorumStepperError(f"A controller is named by its node id, a whole number such "
+                                     f"as {self.node_ids[0]}; got {node_id!r}")
+        if node_id not in self.node_ids:
+            raise QuorumStepperError(f"Unknown controller {node_id}: the voters are "
+                                     f"{', '.join(str(n) for n in self.node_ids)}")
+        return node_id
+
+    # ------------------------------------------------------------------ controls
+    def step(self, count: int = 1) -> None:
+        """Deliver the next message or fire the next timer (the first entry of `queue`);
+        ``count`` times (each one an event of its own for `back`)."""
+        self._check_can_step()
+        if not _is_int(count) or count < 1:
+            raise QuorumStepperError(f"step() takes a number of events of at least 1, got "
+                                     f"{count!r}")
+        if not self._driver.pending():
+            raise QuorumStepperError("Nothing to step: no message is in flight and no timer is set")
+        try:
+            for _ in range(min(count, MAX_EVENTS - len(self._driver.controls))):
+                if not self._driver.pending():
+                    break
+                self._apply(("step",))
+        finally:
+            self._changed()
+
+    def back(self, events: int = 1) -> None:
+        """Undo the last ``events`` controls by replaying the rest from the seed."""
+        self._check_open()
+        if not _is_int(events) or events < 1:
+            raise QuorumStepperError(f"back() takes a number of events of at least 1, got "
+                                     f"{events!r}")
+        controls = tuple(self._driver.controls)
+        if not controls:
+            raise QuorumStepperError("Nothing to go back to: no event has happened yet")
+        try:
+            self._rebuild(controls[:max(0, len(controls) - events)])
+        finally:
+            self._changed()
+
+    def run_until_leader(self) -> int | None:
+        """Step until a controller wins an election; its id, or None if none did within
+        30 s of virtual time (e.g. no majority can talk, or a leader is already settled)."""
+        self._check_can_step()
+        elected = self._run(self._driver.now() + RUN_LIMIT_MS, stop_on_election=True)
+        return elected[-1].data["leader"] if elected else None
+
+    def run_for(self, duration_ms: int) -> None:
+        """Step through everything due in the next ``duration_ms`` of virtual time."""
+        self._check_can_step()
+        if not _is_int(duration_ms) or not 0 < duration_ms <= RUN_LIMIT_MS:
+            raise QuorumStepperError(f"run_for() takes milliseconds of virtual time, from 1 to "
+                                     f"{RUN_LIMIT_MS}; got {duration_ms!r}")
+        self._run(self._driver.now() + duration_ms, stop_on_election=False)
+
+    def _run(self, deadline: int, stop_on_election: bool) -> list[ClusterEvent]:
+        """Step until ``deadline`` (or an election); the elections seen."""
+        elected: list[ClusterEvent] = []
+        try:
+            while len(self._driver.controls) < MAX_EVENTS:
+                pending = self._driver.pending()
+                if not pending or pending[0].time_ms > deadline:
+                    break
+                self._apply(("step",))
+                elected += [e for e in self._events if e.kind == "controller_elected"]
+                if elected and stop_on_election:
+                    break
+        finally:
+            self._changed()
+        return elected
+
+    def deliver(self, index: int) -> None:
+        """Message number ``index`` of `queue` arrives now, overtaking the ones before it."""
+        self._check_can_step()
+        self._message_index(index)
+        try:
+            self._driver.check_deliverable(index)
+        except ValueError as exc:
+            raise QuorumStepperError(f"{str(exc)[0].upper()}{str(exc)[1:]}") from None
+        self._control(("deliver", index))
+
+    def drop_next(self) -> None:
+        """Lose the next message in flight (its sender's request will time out)."""
+        self._check_can_step()
+        for index, happening in enumerate(self._driver.pending()):
+            if happening.kind == MESSAGE:
+                self._control(("drop", index))
+                return
+        raise QuorumStepperError("No message is in flight: nothing to drop")
+
+    def drop(self, index: int) -> None:
+        """Lose message number ``index`` of `queue`."""
+        self._check_can_step()
+        self._message_index(index)
+        self._control(("drop", index))
+
+    def _message_index(self, index: Any) -> None:
+        pending = self._driver.pending()
+        if not _is_int(index) or not 0 <= index < len(pending):
+            raise QuorumStepperError(f"There is no entry {index!r} in the queue; it holds "
+                                     f"{len(pending)} (numbered from 0)")
+        if pending[index].kind != MESSAGE:
+            raise QuorumStepperError(f"Entry {index} of the queue is a timer, not a message: "
+                                     f"{pending[index].text}")
+
+    def timeout(self, node_id: int) -> None:
+        """Make the election timer (fetch timer for a follower) of ``node_id`` run out now."""
+        self._check_can_step()
+        node = self._node(self._controller(node_id))
+        state = node.client.quorum.state
+        if isinstance(state, LeaderState):
+            raise QuorumStepperError(f"Controller {node_id} is the leader of epoch {state.epoch}: "
+                                     f"a leader has no election or fetch timer (isolate it to "
+                                     f"make it lose its quorum)")
+        self._control(("call", node_id, "expire_timer", ()))
+
+    def isolate(self, node_id: int) -> None:
+        """Cut ``node_id`` off from every other controller (messages in flight are lost)."""
+        self._check_can_step()
+        self._controller(node_id)
+        if self._driver.network.is_isolated(node_id):
+            raise QuorumStepperError(f"Controller {node_id} is already isolated")
+        self._control(("isolate", node_id))
+
+    def heal(self) -> None:
+        """Remove every network partition."""
+        self._check_can_step()
+        if not self.isolated:
+            raise QuorumStepperError("The network is not partitioned: nothing to heal")
+        self._control(("heal",))
+
+    def append(self, record: str | int = "x", node_id: int | None = None) -> int:
+        """Hand ``record`` to the leader (or to ``node_id``, which must be a leader); returns
+        the offset it will have.  It is committed once a majority has fetched it."""
+        self._check_can_step()
+        if not isinstance(record, (str, int)) or isinstance(record, bool):
+            raise QuorumStepperError(f"A record here is a string or a whole number, got "
+                                     f"{record!r}")
+        target = self.leader() if node_id is None else self._controller(node_id)
+        if target is None or self.state()[target]["role"] != "Leader":
+            who = "No controller is the leader" if target is None else \
+                f"Controller {target} is not a leader"
+            raise QuorumStepperError(f"{who}: Append failed because the replica is not the "
+                                     f"current leader")
+        return self._control(("call", target, "append", (record,)))
+
+    def close(self) -> None:
+        """Release the quorum and every view of it; the stepper cannot be used afterwards."""
+        if self._closed:
+            return
+        self._closed = True
+        for view in list(self._views):
+            view.close()
+        self._views.clear()
+        self._listeners.clear()
+        self._driver = None
+        self._lines = []
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _node(self, node_id: int) -> RaftNode:
+        return self._driver.handles[node_id].node
+
+    def _elapsed(self, time_ms: int) -> int:
+        return time_ms - self._driver.start_ms
+
+    def _rows(self) -> dict[int, dict[str, Any]]:
+        rows = {}
+        for node_id in self.node_ids:
+            node = self._node(node_id)
+            quorum = node.client.quorum
+            rows[node_id] = {"role": quorum.name, "epoch": quorum.epoch,
+                             "voted_for": quorum.voted_id, "leader": quorum.leader_id,
+                             "log_end_offset": node.log.end_offset,
+                             "high_watermark": node.log.high_watermark}
+        return rows
+
+    def state(self) -> dict[int, dict[str, Any]]:
+        """Every controller as plain data: role, epoch, voted_for, leader, log_end_offset,
+        high_watermark (Kafka's names; None where there is none)."""
+        self._check_open()
+        return self._rows()
+
+    @property
+    def history(self) -> History:
+        """The timeline so far, one line per control plus indented effects."""
+        self._check_open()
+        return History(self._lines)
+
+    @property
+    def events(self) -> int:
+        """How many controls have been applied (what ``back`` counts)."""
+        self._check_open()
+        return len(self._driver.controls)
+
+    @property
+    def time_ms(self) -> int:
+        """Virtual milliseconds since the quorum started."""
+        self._check_open()
+        return self._elapsed(self._driver.now())
+
+    @property
+    def isolated(self) -> tuple[int, ...]:
+        self._check_open()
+        return tuple(n for n in self.node_ids if self._driver.network.is_isolated(n))
+
+    def leader(self) -> int | None:
+        """The leader of the highest epoch, if any controller is leader."""
+        rows = self.state()
+        leaders = [(row["epoch"], n) for n, row in rows.items() if row["role"] == "Leader"]
+        return max(leaders)[1] if leaders else None
+
+    def _raw_timers(self) -> dict[int, dict[str, int]]:
+        return {n: self._node(n).timers() for n in self.node_ids}
+
+    def timers(self) -> dict[int, dict[str, int]]:
+        """Each controller's raft deadlines by name, in virtual ms since the start."""
+        self._check_open()
+        return {n: {name: self._elapsed(at) for name, at in timers.items()}
+                for n, timers in self._raw_timers().items()}
+
+    def queue(self) -> list[dict[str, Any]]:
+        """What happens next, in order: messages in flight and timers, as plain data."""
+        self._check_open()
+        return [self._entry(i, h) for i, h in enumerate(self._driver.pending())]
+
+    def _entry(self, index: int, happening: Happening) -> dict[str, Any]:
+        entry = {"index": index, "at_ms": self._elapsed(happening.time_ms),
+                 "kind": happening.kind, "text": happening.text}
+        if happening.kind == MESSAGE:
+            entry.update(src=happening.src, dst=happening.dst,
+                         **message_facts(happening.envelope.body, happening.request))
+        else:
+            entry.update(node=happening.node_id,
+                         timer=happening.text.split("timer: ", 1)[-1])
+        return entry
+
+    def log(self, node_id: int) -> list[dict[str, Any]]:
+        """The ``__cluster_metadata`` log of ``node_id``: offset, epoch, record, committed."""
+        self._check_open()
+        node = self._node(self._controller(node_id))
+        high_watermark = node.log.high_watermark
+        return [{"offset": batch.base_offset + i, "epoch": batch.epoch,
+                 "record": record if isinstance(record, (str, int)) else record_text(record),
+                 "committed": batch.base_offset + i < high_watermark}
+                for batch in node.log.batches for i, record in enumerate(batch.records)]
+
+    def text(self, history: int = 12) -> str:
+        """The stepper as stable text: the controllers, the queue, the last timeline lines."""
+        self._check_open()
+        return stepper_text(self, history)
+
+    def __str__(self) -> str:
+        return "QuorumStepper (closed)" if self._closed else self.text()
+
+    def __repr__(self) -> str:
+        if self._closed:
+            return "QuorumStepper(closed)"
+        return (f"QuorumStepper(controllers={self.controllers}, seed={self.seed}, "
+                f"events={self.events}, leader={self.leader()})")
+
+    # ------------------------------------------------------------------ notebook display
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` after every control; returns an unsubscribe function."""
+        self._check_open()
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def view(self):
+        """A new widget showing this stepper, with a button for every control."""
+        self._check_open()
+        from widgets.quorum_stepper_view import QuorumStepperView
+        view = QuorumStepperView(self)
+        self._views.append(view)
+        return view
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+        if self._closed:
+            display(str(self))
+        else:
+            display(self.view())
