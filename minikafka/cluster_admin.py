@@ -169,8 +169,14 @@ class ClusterAdmin:
 
     # ------------------------------------------------------------------ reassignment
     def reassign_partitions(self, plan: Mapping[tuple[str, int], Sequence[int] | None],
-                            throttle_bytes_per_sec: int | None = None) -> dict:
+                            throttle_bytes_per_sec: int | None = None) -> None:
         """Start (or, with None, cancel) reassignments: {(topic, p): [target replicas]}.
+
+        The whole plan is checked first, as ``kafka-reassign-partitions.sh`` does: an
+        unknown topic, partition or broker, or a broker named twice, raises the
+        controller's error for the first bad entry and nothing is changed
+        (`minikafka.cluster_reassignment`).  An error the controller reports for a
+        partition (e.g. cancelling where nothing is moving) is raised too.
 
         ``throttle_bytes_per_sec`` sets the replication throttle the way
         ``kafka-reassign-partitions.sh --execute --throttle`` does (broker configs
@@ -178,6 +184,8 @@ class ClusterAdmin:
         ``*.replication.throttled.replicas`` for the moving replicas); call
         `clear_reassignment_throttles` when the moves are done (``--verify`` does).
         """
+        from minikafka.cluster_reassignment import check_plan
+        check_plan(self._cluster_image(), plan)
         if throttle_bytes_per_sec is not None:
             self._set_reassignment_throttles(plan, int(throttle_bytes_per_sec))
         by_topic: dict[str, list] = {}
@@ -189,9 +197,9 @@ class ClusterAdmin:
         response = self._controller_request(request, "alterPartitionReassignments")
         if response.error_code is not Errors.NONE:
             raise response.error_code.exception(response.error_message)
-        return {(t.name, p.partition_index): (None if p.error_code is Errors.NONE
-                                              else p.error_code.exception(p.error_message))
-                for t in response.responses for p in t.partitions}
+        for partition in (p for t in response.responses for p in t.partitions):
+            if partition.error_code is not Errors.NONE:      # as Admin's all().get(): the first error
+                raise partition.error_code.exception(partition.error_message)
 
     def _set_reassignment_throttles(self, plan, rate: int) -> None:
         from minikafka.common.topic_partition import TopicPartition

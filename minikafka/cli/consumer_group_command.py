@@ -173,16 +173,19 @@ def delete_groups(connection: AdminConnection, group_ids: list[str]) -> output.T
     console = output.Console()
     succeeded = string_order(g for g, e in errors.items() if e is None)
     failed = {g: e for g, e in errors.items() if e is not None}
+    # Kafka 4.x quotes the joined list once ('a, b'), prints each failure as the
+    # ExecutionException KafkaFuture.get() threw, and joins the partial successes with a bare
+    # quote ('a'b', ') -- all as ConsumerGroupCommand.deleteGroups writes them.
     if not failed:
-        console.println("Deletion of requested consumer groups (" + ", ".join(f"'{g}'" for g in succeeded)
-                        + ") was successful.")
+        console.println("Deletion of requested consumer groups ('" + ", ".join(succeeded)
+                        + "') was successful.")
         return console.result()
     console.println("\nError: Deletion of some consumer groups failed:")
     for group in string_order(failed):
-        console.println(f"* Group '{group}' could not be deleted due to: {java_string(failed[group])}")
+        console.println(f"* Group '{group}' could not be deleted due to: "
+                        f"{java_string(ExecutionException(failed[group]))}")
     if succeeded:
-        console.println("\nThese consumer groups were deleted successfully: "
-                        + ", ".join(f"'{g}'" for g in succeeded))
+        console.println("\nThese consumer groups were deleted successfully: '" + "'".join(succeeded) + "', '")
     return console.result()
 
 
