@@ -17,7 +17,13 @@ Widgets (ipywidgets; safe to update from the cluster's thread):
 * `TopologyView(cluster)`: the diagram, redrawn on every cluster event;
 * `FailurePanel(cluster)`: fault buttons per node plus the event log;
 * `EventLogView(cluster.events)`: the event log alone;
-* `Dashboard(cluster)`: the diagram above the buttons and the event log;
+* `Dashboard(cluster)`: the diagram above the buttons and the event log
+  (``operator=True`` adds the operator's view on top);
+* `OperatorView(cluster)`: the operator's view alone: health tiles (active
+  controller, offline and under-replicated partitions, brokers alive) and
+  per-broker disk, partition/leader balance and traffic from Kafka's MBeans;
+  `operator_text(snapshot)` is the same view as stable text, `operator_html`
+  as an HTML fragment;
 * `ReplicaView(cluster, topic, partition)`: one partition's replicas side by
   side (log end offset, high watermark, ISR), live; `replica_table(snapshot,
   topic, partition)` is the same table as text.
@@ -32,6 +38,9 @@ pre-vote, isolated leader).
 from widgets.dashboard import Dashboard
 from widgets.event_log_view import EventLogView, format_event
 from widgets.failure_panel import FailurePanel
+from widgets.operator_html import operator_html
+from widgets.operator_text import operator_text
+from widgets.operator_view import OperatorView
 from widgets import quorum_scenarios
 from widgets.quorum_stepper import QuorumStepper, QuorumStepperError
 from widgets.quorum_stepper_view import QuorumStepperView
@@ -47,6 +56,7 @@ __all__ = [
     "Dashboard",
     "EventLogView",
     "FailurePanel",
+    "OperatorView",
     "QuorumStepper",
     "QuorumStepperError",
     "QuorumStepperView",
@@ -55,6 +65,8 @@ __all__ = [
     "TopologyView",
     "dot_available",
     "format_event",
+    "operator_html",
+    "operator_text",
     "quorum_scenarios",
     "replica_table",
     "topology_diagram",

@@ -9,6 +9,13 @@ the cluster did about it (`FailurePanel`, which holds the `EventLogView`).
 with twenty partitions need it to stay legible), and below it the buttons
 beside the event log.  It closes them together.
 
+``operator=True`` puts the operator's view (`OperatorView`) above the
+diagram: health tiles (active controller, offline and under-replicated
+partitions, brokers alive) and per-broker disk, partition and leader counts
+(balance) and traffic, from Kafka's MBeans, redrawn on every event and every
+``refresh_s`` seconds.  ``dashboard.operator_text()`` gives that view as
+stable text.
+
 Its ``repr`` is as deterministic as its parts' (nbval compares it).
 """
 
@@ -20,6 +27,7 @@ from typing import Any
 import ipywidgets
 
 from widgets.failure_panel import FailurePanel
+from widgets.operator_view import OperatorView
 from widgets.topology_model import DEFAULT_MAX_PARTITIONS
 from widgets.topology_view import TopologyView
 
@@ -29,24 +37,38 @@ class Dashboard(ipywidgets.VBox):
 
     def __init__(self, cluster: Any, *, topics: Iterable[str] | str | None = None,
                  show_internal: bool = False, max_partitions: int = DEFAULT_MAX_PARTITIONS,
-                 offsets: bool = False, min_interval_s: float = 0.1, history: int = 20):
+                 offsets: bool = False, min_interval_s: float = 0.1, history: int = 20,
+                 operator: bool = False, refresh_s: float | None = 1.0):
+        self._cluster = cluster
+        self.operator: OperatorView | None = None
+        if operator:
+            self.operator = OperatorView(cluster, refresh_s=refresh_s, min_interval_s=min_interval_s)
         self.view = TopologyView(cluster, topics=topics, show_internal=show_internal,
                                  max_partitions=max_partitions, offsets=offsets,
                                  min_interval_s=min_interval_s)
         self.panel = FailurePanel(cluster, history=history, log_beside=True)
-        super().__init__(children=[self.view, self.panel], layout=ipywidgets.Layout(width="100%"))
+        parts = ([self.operator] if self.operator is not None else []) + [self.view, self.panel]
+        super().__init__(children=parts, layout=ipywidgets.Layout(width="100%"))
 
     @property
     def buttons(self) -> dict:
         """The panel's buttons, e.g. ``dashboard.buttons[("kill", 2)]``."""
         return self.panel.buttons
 
+    def operator_text(self, *, rates: bool = True) -> str:
+        """The operator's view as text (also without ``operator=True``); see `operator_text`."""
+        from widgets.operator_text import operator_text
+        return operator_text(self._cluster.snapshot(), rates=rates)
+
     def close(self) -> None:
         # Widget.__del__ calls close(), also on a Dashboard whose __init__ failed.
-        for part in (getattr(self, "view", None), getattr(self, "panel", None)):
+        for part in (getattr(self, "operator", None), getattr(self, "view", None),
+                     getattr(self, "panel", None)):
             if part is not None:
                 part.close()
         super().close()
 
     def __repr__(self) -> str:
+        if self.operator is not None:
+            return f"Dashboard(nodes={self.panel.node_ids!r}, operator=True)"
         return f"Dashboard(nodes={self.panel.node_ids!r})"
