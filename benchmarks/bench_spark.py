@@ -1,4 +1,4 @@
-"""Spark benchmarks: the ``minikafka`` data source against a plain consumer, and lesson 02's cost.
+"""Spark benchmarks: the ``minikafka`` data source against a plain consumer, and lesson 07's cost.
 
 Prints numbers; asserts nothing.  Two parts:
 
@@ -11,7 +11,7 @@ Prints numbers; asserts nothing.  Two parts:
   last record.  Reported: medians, records/s and the ratio (target: Spark at
   >= 0.5x the consumer).  Spark's first read, which starts its Python
   workers, is reported apart.
-* **Lesson 02.**  The notebook runs in a fresh kernel (nbclient, as nbval
+* **Lesson 07.**  The notebook runs in a fresh kernel (nbclient, as nbval
   does) while the kernel and everything it starts (Spark's JVM and Python
   workers) are sampled: wall time, peak RSS summed over the processes, and
   peak PSS (proportional set size: a page shared by N processes counts 1/N
@@ -116,7 +116,7 @@ def read_throughput(runs: int, records: int) -> None:
     print(f"  Spark / consumer throughput: {consumer_s / spark_s:.2f}x  (target >= 0.5x)")
 
 
-# ---------------------------------------------------------------- lesson 02: time and memory
+# ---------------------------------------------------------------- lesson 07: time and memory
 def process_tree_memory(pid: int) -> dict:
     import psutil
 
@@ -142,7 +142,7 @@ def run_lesson() -> None:
     import nbformat
     from nbclient import NotebookClient
 
-    path = os.path.join(ROOT, "lessons", "02_pyspark_streaming.ipynb")
+    path = os.path.join(ROOT, "lessons", "07_pyspark_streaming.ipynb")
     notebook = nbformat.read(path, as_version=4)
     client = NotebookClient(notebook, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": os.path.dirname(path)}})
@@ -168,7 +168,7 @@ def run_lesson() -> None:
     done.set()
     sampler.join()
     mib = 2**20
-    print("lesson 02 (02_pyspark_streaming.ipynb, fresh kernel)")
+    print("lesson 07 (07_pyspark_streaming.ipynb, fresh kernel)")
     print(f"  wall time: {elapsed:.1f} s  (target < 90 s)")
     print(f"  peak RSS, kernel + JVM + Python workers: {peak['rss'] / mib:,.0f} MiB;"
           f"  peak PSS: {peak['pss'] / mib:,.0f} MiB  (target < 1.5 GB)")
