@@ -163,6 +163,20 @@ class ClusterFaults:
         self._require_state(node_id, (NodeState.RUNNING, NodeState.PAUSED), "kill")
         self._kill_node(node_id)
 
+    def shutdown(self, node_id: int, timeout_ms: int = 30_000) -> None:
+        """Stop a node cleanly, as ``kafka-server-stop.sh`` (SIGTERM) does: a broker first
+        asks the controller for a *controlled shutdown* (its partition leaderships move to
+        other in-sync replicas while it still serves), an active controller hands the
+        quorum over (EndQuorumEpoch); then the node flushes, writes its clean-shutdown
+        marker and exits.  ``restart`` starts it again."""
+        self._check_node(node_id)
+        self._require_state(node_id, (NodeState.RUNNING,), "shut down")
+        finished = self._begin_node_shutdown(node_id)
+        if not self.wait_until(finished, timeout_ms):
+            raise TimeoutError(f"{self._describe(node_id)} did not finish its shutdown within "
+                               f"{timeout_ms} ms")
+        self._kill_node(node_id, "stopped (clean shutdown)", "node_stopped")
+
     def restart(self, node_id: int) -> None:
         """Start a dead node again on its data directory (it recovers from disk)."""
         self._check_node(node_id)

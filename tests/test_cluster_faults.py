@@ -93,3 +93,45 @@ def test_acks_all_waits_for_a_cut_follower_until_it_leaves_the_isr(cluster):
     assert cluster.wait_until(lambda: bool(box), 30_000)
     assert box[0][TP].error is Errors.NONE
     assert cut not in cluster.isr("orders", 0)
+
+
+def test_shutdown_moves_leadership_before_the_broker_stops():
+    cluster = Cluster(brokers=3, controllers=3, seed=4, simulated=True).start()
+    try:
+        cluster.create_topic("orders", partitions=3, replication_factor=3)
+        victim = cluster.leader("orders", 2)
+        seq = cluster.events.last_seq
+        cluster.shutdown(victim)
+        events = cluster.events.since(seq)
+        kinds = [e.kind for e in events]
+        stopped = kinds.index("node_stopped")
+        moved = [i for i, e in enumerate(events) if e.kind == "partition_changed"
+                 and e.data.get("leader_before") == victim]
+        assert moved and max(moved) < stopped                  # leaders moved while it still ran
+        assert "broker_fenced" not in kinds                    # no session timeout was needed
+        assert events[stopped].text == f"broker {victim} stopped (clean shutdown)"
+        assert all(cluster.leader("orders", p) != victim for p in range(3))
+        with pytest.raises(RuntimeError, match="it is dead"):
+            cluster.shutdown(victim)
+        cluster.restart(victim)
+        assert cluster.wait_until(lambda: all(victim in cluster.isr("orders", p) for p in range(3)),
+                                  20_000)
+        assert [e.kind for e in cluster.events.since(seq) if e.kind == "recovery"] == []
+    finally:
+        cluster.stop()
+
+
+def test_shutting_down_the_active_controller_hands_the_quorum_over_at_once():
+    cluster = Cluster(brokers=1, controllers=3, seed=4, simulated=True).start()
+    try:
+        active = cluster.active_controller
+        epoch = cluster.snapshot().quorum.epoch
+        start = cluster.driver.now()
+        cluster.shutdown(active)
+        assert cluster.wait_until(lambda: cluster.active_controller not in (None, active), 5000)
+        elected = [e for e in cluster.events if e.kind == "controller_elected"][-1]
+        assert elected.data["epoch"] == epoch + 1
+        # a resignation (EndQuorumEpoch) beats waiting for the fetch timeout to expire
+        assert elected.time_ms - start < cluster.timing.ms("controller.quorum.fetch.timeout.ms")
+    finally:
+        cluster.stop()
