@@ -69,16 +69,18 @@ def first_election(stepper: QuorumStepper) -> dict[str, Any]:
                                        if row["voted_for"] == leader)}
 
 
-def _vote_requests_in_flight(stepper: QuorumStepper, epoch: int) -> list[dict[str, Any]]:
+def _votes_in_flight(stepper: QuorumStepper, epoch: int) -> list[dict[str, Any]]:
+    """Binding Vote requests and responses of ``epoch`` still travelling."""
     return [e for e in stepper.queue() if e["kind"] == "message" and e["api"] == "Vote"
             and not e["pre_vote"] and e["epoch"] == epoch]
 
 
-def _answers_in_flight(stepper: QuorumStepper) -> bool:
-    return any(e["kind"] == "message" and e["api"] == "Vote" for e in stepper.queue())
+def _became_candidate(stepper: QuorumStepper, node_id: int, epoch: int) -> bool:
+    return any(line.strip().startswith(f"{node_id}: Prospective -> Candidate; epoch {epoch - 1} "
+                                       f"-> {epoch}") for line in stepper.history)
 
 
-def split_vote(stepper: QuorumStepper) -> dict[str, Any]:
+def split_vote(stepper: QuorumStepper, limit: int = 2000) -> dict[str, Any]:
     """Two candidates in one epoch, no majority for either; then a later epoch elects."""
     if stepper.controllers < 3:
         raise ValueError("a split vote needs at least 3 controllers")
@@ -86,19 +88,26 @@ def split_vote(stepper: QuorumStepper) -> dict[str, Any]:
     stepper.timeout(first)
     stepper.timeout(second)
     split_epoch = None
-    while True:
+    for _ in range(limit):
         state = stepper.state()
-        if state[first]["role"] == state[second]["role"] == "Candidate":
+        if split_epoch is None and state[first]["role"] == state[second]["role"] == "Candidate":
             split_epoch = state[first]["epoch"]
-            if not _answers_in_flight(stepper):
-                break
+        if split_epoch is not None and not _votes_in_flight(stepper, split_epoch):
+            break                                  # every vote of the split epoch is counted
         _steer_split(stepper, first, second, others, split_epoch)
-    state = stepper.state()
-    candidates = [n for n in (first, second) if state[n]["role"] == "Candidate"
-                  and state[n]["epoch"] == split_epoch]
+    else:
+        raise RuntimeError(f"no split vote after {limit} events")
+    granted = {n: 1 + sum(1 for line in stepper.history
+                          if f"-> {n}  Vote response: granted, epoch {split_epoch}" in line)
+               for n in (first, second)}
     leader = stepper.run_until_leader()
-    return {"split_epoch": split_epoch, "candidates": candidates,
-            "leaders_in_split_epoch": [n for n, row in state.items() if row["role"] == "Leader"],
+    return {"split_epoch": split_epoch, "majority": stepper.controllers // 2 + 1,
+            "candidates": [n for n in (first, second)
+                           if _became_candidate(stepper, n, split_epoch)],
+            "votes": granted,
+            "leaders_in_split_epoch": [n for n in stepper.node_ids if any(
+                f"controller {n} elected in epoch {split_epoch} " in line
+                for line in stepper.history)],
             "leader": leader, "leader_epoch": stepper.state()[leader]["epoch"] if leader else None}
 
 
@@ -106,7 +115,7 @@ def _steer_split(stepper: QuorumStepper, first: int, second: int, others: list[i
                  epoch: int | None) -> None:
     """One control of the split: lose or reorder Vote requests so no candidate wins."""
     if epoch is not None:
-        votes = _vote_requests_in_flight(stepper, epoch)
+        votes = [e for e in _votes_in_flight(stepper, epoch) if not e["response"]]
         if len(others) % 2 == 1:                  # odd quorum: the lone tie-breaker loses them
             for entry in votes:
                 if entry["dst"] == others[0]:
