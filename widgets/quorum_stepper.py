@@ -102,12 +102,25 @@ class QuorumStepper:
 
     # ------------------------------------------------------------------ building and replay
     def _rebuild(self, controls: tuple) -> None:
+        """A fresh quorum with ``controls`` applied; the timeline is regenerated with it."""
         self._events: list[ClusterEvent] = []      # engine events of the control being applied
-        self._lines: list[str] = []
         self._driver = self._build()
-        self._lines.append(self._start_line())
+        self._lines = [self._start_line()]
+        self._marks = [1]                          # len(_lines) after each control
         for control in controls:
             self._apply(control)
+
+    def _rewind(self, count: int) -> None:
+        """Keep the first ``count`` controls: replay them on a fresh quorum, quietly (the
+        timeline of a replayed prefix is the same as before, so its lines are kept)."""
+        controls = tuple(self._driver.controls[:count])
+        self._events = []
+        driver = self._build()
+        for control in controls:
+            driver.apply(control)
+        self._driver = driver
+        del self._lines[self._marks[count]:]
+        del self._marks[count + 1:]
 
     def _build(self) -> SteppingDriver:
         endpoints = {n: f"CONTROLLER://localhost:{9093 + i}" for i, n in enumerate(self.node_ids)}
@@ -146,6 +159,7 @@ class QuorumStepper:
         effects += [line for n in self.node_ids
                     if (line := change_line(n, before[n], after[n])) is not None]
         self._lines.extend(INDENT + line for line in effects)
+        self._marks.append(len(self._lines))
         return result
 
     def _control(self, control: tuple) -> Any:
@@ -207,7 +221,7 @@ class QuorumStepper:
         if not controls:
             raise QuorumStepperError("Nothing to go back to: no event has happened yet")
         try:
-            self._rebuild(controls[:max(0, len(controls) - events)])
+            self._rewind(max(0, len(controls) - events))
         finally:
             self._changed()
 
