@@ -278,3 +278,21 @@ def test_close_releases_everything_and_later_calls_say_so():
                  lambda: stepper.history, lambda: stepper.timeout(1001), lambda: stepper.view()):
         with pytest.raises(QuorumStepperError, match="This QuorumStepper is closed"):
             call()
+
+
+def test_leader_and_follower_timers_use_kafkas_defaults():
+    stepper = QuorumStepper(3, seed=7)
+    leader = stepper.run_until_leader()
+    elected_at = stepper.time_ms
+    timers = stepper.timers()[leader]
+    assert timers["check quorum"] == elected_at + 3000           # 1.5 x fetch.timeout.ms
+    assert timers["BeginQuorumEpoch resend"] == elected_at + 1000   # fetch.timeout.ms / 2
+    while not any(e["kind"] == "timer" and e["timer"] == "Fetch long-poll wait"
+                  for e in stepper.queue()):
+        stepper.step()
+    parked_at = stepper.time_ms                                  # a caught-up Fetch waits ...
+    assert stepper.timers()[leader]["Fetch long-poll wait"] == parked_at + 500   # ... 500 ms
+    follower = next(n for n, row in stepper.state().items() if row["role"] == "Follower")
+    fetched = max(int(line[2:line.index("s")].replace(".", "")) for line in stepper.history
+                  if line.startswith("t=") and f"-> {follower}  Fetch response" in line)
+    assert stepper.timers()[follower] == {"fetch timeout": fetched + 2000}   # fetch.timeout.ms
