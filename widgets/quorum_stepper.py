@@ -29,7 +29,13 @@ and nothing changes.
 
 Displayed in a notebook the stepper shows a `QuorumStepperView`; ``print``
 gives the same picture as text (``text()``), stable enough for nbval.
-Recipes for the lesson's scenarios are in `widgets.quorum_scenarios`.
+What the stepper shows as plain data (``state()``, ``queue()``, ``timers()``,
+``log()``, ``history``) is in `widgets.quorum_stepper_state`; recipes for the
+lesson's scenarios are in `widgets.quorum_scenarios`.
+
+Mirrors no single Kafka class: it is Kafka's ``RaftEventSimulationTest`` idea
+(raft clients over a scheduler of deliveries and ticks) put in a learner's
+hands.  Simplified: controllers only, no brokers, records are plain strings.
 """
 
 from __future__ import annotations
@@ -38,15 +44,15 @@ import random
 from typing import Any, Callable
 
 from minikafka.cluster_layout import generate_cluster_id
-from minikafka.drivers.stepping import MESSAGE, Happening, SteppingDriver
+from minikafka.drivers.stepping import MESSAGE, SteppingDriver
 from minikafka.raft.leader_state import LeaderState
 from minikafka.raft.raft_node import RaftNode
 from minikafka.raft.replicated_log import MemoryReplicatedLog
 from minikafka.raft.quorum_state_store import MemoryQuorumStateStore
 from minikafka.runtime.events import ClusterEvent, EventLog
 from minikafka.timing import KAFKA
-from widgets.quorum_stepper_text import (change_line, describe_message, headline, message_facts,
-                                         record_text, seconds, start_line, stepper_text)
+from widgets.quorum_stepper_state import QuorumStepperReadings
+from widgets.quorum_stepper_text import change_line, describe_message, headline, seconds, start_line
 
 FIRST_CONTROLLER_ID = 1001       # the sandbox's dedicated controllers are 1001, 1002, ...
 MAX_CONTROLLERS = 5
@@ -63,25 +69,11 @@ class QuorumStepperError(ValueError):
         return [f"{type(self).__name__}: {self}"]
 
 
-class History(tuple):
-    """The timeline: a tuple of lines that prints as text."""
-
-    def __str__(self) -> str:
-        return "\n".join(self)
-
-    def __repr__(self) -> str:
-        return str(self) if self else "(nothing has happened yet)"
-
-    def __getitem__(self, index):
-        item = super().__getitem__(index)
-        return History(item) if isinstance(index, slice) else item
-
-
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-class QuorumStepper:
+class QuorumStepper(QuorumStepperReadings):
     """A simulated KRaft quorum of ``controllers`` voters, stepped by hand (see the module doc)."""
 
     def __init__(self, controllers: int = 3, seed: int = 7):
@@ -342,112 +334,6 @@ class QuorumStepper:
         self._listeners.clear()
         self._driver = None
         self._lines = []
-
-    # ------------------------------------------------------------------ reading
-    @property
-    def closed(self) -> bool:
-        return self._closed
-
-    def _node(self, node_id: int) -> RaftNode:
-        return self._driver.handles[node_id].node
-
-    def _elapsed(self, time_ms: int) -> int:
-        return time_ms - self._driver.start_ms
-
-    def _rows(self) -> dict[int, dict[str, Any]]:
-        rows = {}
-        for node_id in self.node_ids:
-            node = self._node(node_id)
-            quorum = node.client.quorum
-            rows[node_id] = {"role": quorum.name, "epoch": quorum.epoch,
-                             "voted_for": quorum.voted_id, "leader": quorum.leader_id,
-                             "log_end_offset": node.log.end_offset,
-                             "high_watermark": node.log.high_watermark}
-        return rows
-
-    def state(self) -> dict[int, dict[str, Any]]:
-        """Every controller as plain data: role, epoch, voted_for, leader, log_end_offset,
-        high_watermark (Kafka's names; None where there is none)."""
-        self._check_open()
-        return self._rows()
-
-    @property
-    def history(self) -> History:
-        """The timeline so far, one line per control plus indented effects."""
-        self._check_open()
-        return History(self._lines)
-
-    @property
-    def events(self) -> int:
-        """How many controls have been applied (what ``back`` counts)."""
-        self._check_open()
-        return len(self._driver.controls)
-
-    @property
-    def time_ms(self) -> int:
-        """Virtual milliseconds since the quorum started."""
-        self._check_open()
-        return self._elapsed(self._driver.now())
-
-    @property
-    def isolated(self) -> tuple[int, ...]:
-        self._check_open()
-        return tuple(n for n in self.node_ids if self._driver.network.is_isolated(n))
-
-    def leader(self) -> int | None:
-        """The leader of the highest epoch, if any controller is leader."""
-        rows = self.state()
-        leaders = [(row["epoch"], n) for n, row in rows.items() if row["role"] == "Leader"]
-        return max(leaders)[1] if leaders else None
-
-    def _raw_timers(self) -> dict[int, dict[str, int]]:
-        return {n: self._node(n).timers() for n in self.node_ids}
-
-    def timers(self) -> dict[int, dict[str, int]]:
-        """Each controller's raft deadlines by name, in virtual ms since the start."""
-        self._check_open()
-        return {n: {name: self._elapsed(at) for name, at in timers.items()}
-                for n, timers in self._raw_timers().items()}
-
-    def queue(self) -> list[dict[str, Any]]:
-        """What happens next, in order: messages in flight and timers, as plain data."""
-        self._check_open()
-        return [self._entry(i, h) for i, h in enumerate(self._driver.pending())]
-
-    def _entry(self, index: int, happening: Happening) -> dict[str, Any]:
-        entry = {"index": index, "at_ms": self._elapsed(happening.time_ms),
-                 "kind": happening.kind, "text": happening.text}
-        if happening.kind == MESSAGE:
-            entry.update(src=happening.src, dst=happening.dst,
-                         **message_facts(happening.envelope.body, happening.request))
-        else:
-            entry.update(node=happening.node_id,
-                         timer=happening.text.split("timer: ", 1)[-1])
-        return entry
-
-    def log(self, node_id: int) -> list[dict[str, Any]]:
-        """The ``__cluster_metadata`` log of ``node_id``: offset, epoch, record, committed."""
-        self._check_open()
-        node = self._node(self._controller(node_id))
-        high_watermark = node.log.high_watermark
-        return [{"offset": batch.base_offset + i, "epoch": batch.epoch,
-                 "record": record if isinstance(record, (str, int)) else record_text(record),
-                 "committed": batch.base_offset + i < high_watermark}
-                for batch in node.log.batches for i, record in enumerate(batch.records)]
-
-    def text(self, history: int = 12) -> str:
-        """The stepper as stable text: the controllers, the queue, the last timeline lines."""
-        self._check_open()
-        return stepper_text(self, history)
-
-    def __str__(self) -> str:
-        return "QuorumStepper (closed)" if self._closed else self.text()
-
-    def __repr__(self) -> str:
-        if self._closed:
-            return "QuorumStepper(closed)"
-        return (f"QuorumStepper(controllers={self.controllers}, seed={self.seed}, "
-                f"events={self.events}, leader={self.leader()})")
 
     # ------------------------------------------------------------------ notebook display
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:

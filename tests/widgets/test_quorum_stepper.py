@@ -8,7 +8,7 @@ import pytest
 
 import widgets.quorum_stepper as quorum_stepper
 from widgets import QuorumStepper, QuorumStepperError
-from widgets.quorum_stepper import History
+from widgets.quorum_stepper_state import History
 from widgets.quorum_stepper_text import seconds
 
 
