@@ -135,7 +135,10 @@ class QuorumStepper(QuorumStepperReadings):
     def _start_line(self) -> str:
         timers = {n: self._elapsed(t["election timeout"]) for n, t in self._raw_timers().items()
                   if "election timeout" in t}
-        return start_line(timers, self.timing)
+        rows = self._rows()
+        lone = next(((n, row["epoch"]) for n, row in rows.items() if row["role"] == "Leader"),
+                    None) if self.controllers == 1 else None
+        return start_line(timers, self.timing, lone)
 
     # ------------------------------------------------------------------ applying controls
     def _apply(self, control: tuple) -> Any:

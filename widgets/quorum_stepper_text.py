@@ -163,12 +163,16 @@ def message_facts(body: Any, request: Any = None) -> dict[str, Any]:
     return {"api": api, "response": response, "pre_vote": pre_vote, "epoch": epoch}
 
 
-def start_line(election_timeouts: Mapping[int, int], timing: TimingProfile) -> str:
-    """The first timeline line: who starts, and when each election timer will run out."""
-    count = len(election_timeouts)
+def start_line(election_timeouts: Mapping[int, int], timing: TimingProfile,
+               lone_leader: tuple[int, int] | None = None) -> str:
+    """The first timeline line: who starts, and when each election timer will run out
+    (``lone_leader``: (id, epoch) of a single voter, which elects itself at once)."""
+    if lone_leader is not None:
+        return (f"{seconds(0)}  1 controller starts; as the only voter it elects itself at "
+                f"once: controller {lone_leader[0]} leads epoch {lone_leader[1]}")
     when = ", ".join(f"{n} at {seconds(at)}" for n, at in election_timeouts.items())
-    return (f"{seconds(0)}  {count} controller{'s' if count > 1 else ''} start Unattached in "
-            f"epoch 0; election timeouts (controller.quorum.election.timeout.ms="
+    return (f"{seconds(0)}  {len(election_timeouts)} controllers start Unattached in epoch 0; "
+            f"election timeouts (controller.quorum.election.timeout.ms="
             f"{timing.ms('controller.quorum.election.timeout.ms')} + random): {when}")
 
 
