@@ -126,6 +126,13 @@ class SteppingDriver(SimulatedDriver):
         if index < len(self._queue) and self._queue[index][2] is happening:
             del self._queue[index]
 
+    def _forget(self, happening: Happening) -> None:
+        """A message that will never arrive: its request needs no name for an answer."""
+        self._remove(happening)
+        envelope = happening.envelope
+        if envelope.correlation_id and not envelope.is_response:
+            self._requests.pop((envelope.src, envelope.correlation_id), None)
+
     def _at(self, time_ms: int, fn: Callable[[], None]) -> None:
         self._insert(Happening(max(time_ms, self._clock), next(self._seq), CALLBACK,
                                getattr(fn, "__name__", "callback"), fn=fn))
@@ -217,7 +224,7 @@ class SteppingDriver(SimulatedDriver):
         """Lose the message at ``index`` (its sender's request times out)."""
         happening = self.message_at(index)
         with self.lock:
-            self._remove(happening)
+            self._forget(happening)
             self.controls.append(("drop", index))
         return happening
 
@@ -233,7 +240,7 @@ class SteppingDriver(SimulatedDriver):
         lost = [h for h in self.pending() if h.kind == MESSAGE
                 and not self.network.can_deliver(h.src, h.dst)]
         for happening in lost:
-            self._remove(happening)
+            self._forget(happening)
         self.lost.extend(lost)
         return lost
 
