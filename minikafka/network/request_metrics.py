@@ -67,6 +67,7 @@ class RequestMetrics:
         self.requests: dict[tuple[str, str, bool], int] = {}
         # (api, client id, from a follower, topic, partition, error name or None) -> requests answered
         self.partitions: dict[tuple[str, str, bool, str, int, str | None], int] = {}
+        self._fetcher_ids: dict[int, str] = {}                     # follower id -> its client id
 
     def _mark(self, name: str, version: int, now: int) -> None:
         meter = self._meters.get((name, version))
@@ -75,7 +76,7 @@ class RequestMetrics:
                 requests_per_sec_metric(name, version), "requests")
         meter.mark(1, now)
 
-    def _count(self, api: str, client_id: str, follower: bool, outcomes, now: int) -> None:
+    def _count(self, api: str, client_id: str, follower: bool, outcomes) -> None:
         key = (api, client_id, follower)
         self.requests[key] = self.requests.get(key, 0) + 1
         partitions = self.partitions
@@ -92,11 +93,18 @@ class RequestMetrics:
         self._mark(api, ctx.api_version, now)
         response = None if isinstance(outcome, (NoOpResponse, CloseConnectionResponse)) else outcome
         outcomes = partition_outcomes(ctx.api_key, ctx.api_version, decoded.body, response, broker)
-        self._count(api, ctx.client_id, False, outcomes, now)
+        self._count(api, ctx.client_id, False, outcomes)
 
     def follower_fetch_completed(self, replica_id: int, response: Any, now: int) -> None:
         """A follower's fetch was answered (``response``: the domain `FetchResponse`, or None)."""
         self._mark("FetchFollower", FOLLOWER_FETCH_VERSION, now)
         self._mark("Fetch", FOLLOWER_FETCH_VERSION, now)
-        outcomes = [((p.topic, p.partition), p.error.name) for p in getattr(response, "partitions", ())]
-        self._count("Fetch", fetcher_client_id(replica_id), True, outcomes, now)
+        client_id = self._fetcher_ids.get(replica_id)
+        if client_id is None:
+            client_id = self._fetcher_ids[replica_id] = fetcher_client_id(replica_id)
+        key = ("Fetch", client_id, True)
+        self.requests[key] = self.requests.get(key, 0) + 1
+        partitions = self.partitions
+        for p in getattr(response, "partitions", ()):
+            row = ("Fetch", client_id, True, p.topic, p.partition, p.error.name)
+            partitions[row] = partitions.get(row, 0) + 1

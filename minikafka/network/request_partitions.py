@@ -64,21 +64,35 @@ def _walk(container: Any, shape: tuple[str, str, str, str], api_key: int, versio
 
 def partition_outcomes(api_key: int, version: int, body: Any, response: Any, broker: Any
                        ) -> list[tuple[TopicPartition, str | None]]:
-    """Each partition the request names, in request order, with its error name in the response.
+    """Each partition the request names, with its error name in the response.
 
     ``"NONE"`` means success; None means there was no response to read (an
-    ``acks=0`` produce, a closed connection).  A partition the response does
-    not list gets the response's top-level error (a Fetch the broker declines
-    as a whole), if any.  Empty for APIs that are not about partitions.
+    ``acks=0`` produce, a closed connection).  The broker's response lists
+    every partition the request named, in request order, so it is read alone;
+    a response that lists none but carries a top-level error (a Fetch the
+    broker declines as a whole) gives that error to each requested partition.
+    Empty for APIs that are not about partitions.
     """
     shape = _SHAPES.get(api_key)
     if shape is None:
         return []
-    requested = [tp for tp, _ in _walk(body, shape[0], api_key, version, broker)]
-    if response is None:
-        return [(tp, None) for tp in requested]
-    answered = {tp: Errors.for_code(p.error_code).name
-                for tp, p in _walk(response, shape[1], api_key, version, broker)}
-    top_level = getattr(response, "error_code", 0) if api_key == 1 else 0
-    fallback = Errors.for_code(top_level).name if top_level else None
-    return [(tp, answered.get(tp, fallback)) for tp in requested]
+    if response is not None:
+        answered = [(tp, _error_name(p.error_code))
+                    for tp, p in _walk(response, shape[1], api_key, version, broker)]
+        top_level = getattr(response, "error_code", 0) if api_key == 1 else 0
+        if answered or not top_level:
+            return answered
+        error: str | None = _error_name(top_level)
+    else:
+        error = None
+    return [(tp, error) for tp, _ in _walk(body, shape[0], api_key, version, broker)]
+
+
+_NAMES: dict[int, str] = {}
+
+
+def _error_name(code: int) -> str:
+    name = _NAMES.get(code)
+    if name is None:
+        name = _NAMES[code] = Errors.for_code(code).name
+    return name

@@ -222,12 +222,11 @@ class ReplicaManager:
         results = self._read(request)
         for data in results:                          # Kafka counts the first read only
             self.topic_stats.fetch_requested(data.topic, self.now)
-        respond = self._counting_bytes_out(request, respond)
         readable = sum(len(r.records) for r in results)
         urgent = any(r.error is not Errors.NONE or r.diverging_epoch for r in results)
         if (request.max_wait_ms <= 0 or not request.partitions or readable >= request.min_bytes
                 or urgent):
-            respond(FetchResponse(tuple(results)))
+            self._answer_fetch(request, respond, results)
             return
         start = {(p.topic, p.partition): p.fetch_offset for p in request.partitions}
 
@@ -238,19 +237,20 @@ class ReplicaManager:
 
         operation = DelayedFetch([TopicPartition(p.topic, p.partition) for p in request.partitions],
                                  has_enough_data,
-                                 lambda: respond(FetchResponse(tuple(self._read(request)))))
+                                 lambda: self._answer_fetch(request, respond, self._read(request)))
         self.fetch_purgatory.try_complete_else_watch(operation, request.max_wait_ms)
 
-    def _counting_bytes_out(self, request: FetchRequest, respond: Callable[[FetchResponse], None]
-                            ) -> Callable[[FetchResponse], None]:
-        """Mark BytesOut (consumers) or ReplicationBytesOut (followers) as the answer leaves."""
-        def counted(response: FetchResponse) -> None:
-            follower = request.is_from_follower
-            for data in response.partitions:
-                if data.records or not follower:
-                    self.topic_stats.bytes_out(data.topic, follower, len(data.records), self.now)
-            respond(response)
-        return counted
+    def _answer_fetch(self, request: FetchRequest, respond: Callable[[FetchResponse], None],
+                      results: list[FetchPartitionData]) -> None:
+        """Send the answer; mark BytesOut (consumers) or ReplicationBytesOut (followers) as it leaves."""
+        self._count_bytes_out(request, results)
+        respond(FetchResponse(tuple(results)))
+
+    def _count_bytes_out(self, request: FetchRequest, results: list[FetchPartitionData]) -> None:
+        follower = request.is_from_follower
+        for data in results:
+            if data.records or not follower:
+                self.topic_stats.bytes_out(data.topic, follower, len(data.records), self.now)
 
     def _readable_end(self, request: FetchRequest, tp: TopicPartition) -> int:
         partition = self.partitions.get(tp)
