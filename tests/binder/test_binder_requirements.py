@@ -50,7 +50,7 @@ KERNEL_NAME = "minikafka-binder"
 NOT_COPIED = (".venv", ".git", ".make-stamps", ".pytest_cache", "__pycache__", "*.egg-info",
               ".ipynb_checkpoints", "build", "dist", "*.partial.png")
 IMPORTS = "import minikafka, widgets, kafka, pyspark, graphviz, ipywidgets, ipykernel, jupyterlab, " \
-          "jupyterlab_widgets"
+          "jupyterlab_widgets, matplotlib"
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]   # a cold cache builds PySpark's wheel
 
