@@ -124,6 +124,25 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
         self._check_node(node_id)
         return self.layout.data_dir(node_id)
 
+    def set_advertised_listener(self, broker_id: int, listener: str | None) -> None:
+        """Edit ``advertised.listeners`` in the broker's ``server.properties``: the address
+        the broker tells clients to connect to (``PLAINTEXT://host:port``; None restores
+        its own listener).  As with editing the file, it takes effect when the broker
+        (re)starts and re-registers with the controller."""
+        self._check_node(broker_id, "broker")
+        if listener is None:
+            self.layout.advertised.pop(broker_id, None)
+        else:
+            endpoint = parse_listener(listener)
+            if endpoint.listener != "PLAINTEXT":
+                raise ValueError(
+                    f"advertised.listeners listener names must be equal to or a subset of the ones "
+                    f"defined in listeners. Found {endpoint.listener}. The valid options based on "
+                    f"the current configuration are PLAINTEXT")
+            self.layout.advertised[broker_id] = endpoint
+        if self._started:
+            self.layout.write_configs()
+
     @property
     def bootstrap_servers(self) -> str:
         """``host:port,...`` of every broker whose process is running."""

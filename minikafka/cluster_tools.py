@@ -7,9 +7,19 @@ data from the running nodes: the committed metadata (through a snapshot), a
 broker's effective configuration (static settings such as ``log.segment.bytes``
 appear under ``Configs:`` exactly as they would on a real cluster), and the
 active controller's own view of the quorum.
+
+``run_tool`` runs one of the sandbox's Kafka-tool look-alikes (the
+``minikafka <tool>`` commands, which talk to the brokers over the Kafka
+protocol like Kafka's own scripts) in this process, with the cluster's
+bootstrap address filled in when the command line has none, and returns what
+it printed.
 """
 
 from __future__ import annotations
+
+import contextlib
+import io
+import shlex
 
 from minikafka.drivers.runtime import NodeState
 from minikafka.tools import metadata_quorum_command, topic_command
@@ -57,3 +67,28 @@ class ClusterTools:
         now = self._call(lambda: self.driver.now())
         return metadata_quorum_command.format_replication(
             self._quorum_info(), human_readable, now).rstrip("\n")
+
+    def run_tool(self, command: str) -> str:
+        """Run a Kafka shell tool against this cluster and return what it printed, e.g.
+        ``cluster.run_tool("kafka-consumer-groups.sh --describe --group billing")``.
+
+        The tool is the sandbox's look-alike of Kafka's script (same options, output and
+        error texts; ``minikafka <tool>`` on a terminal).  Without ``--bootstrap-server``
+        or ``--bootstrap-controller`` the first running broker is used."""
+        from minikafka.cli import tools
+        words = shlex.split(command)
+        if not words:
+            raise ValueError("run_tool needs a command, e.g. 'kafka-topics.sh --list'")
+        name = words[0].removesuffix(".sh").removeprefix("kafka-")
+        name = {"consumer-groups": "consumer-groups", "topics": "topics"}.get(name, name)
+        if name not in tools.TOOL_NAMES:
+            known = ", ".join(f"kafka-{t}.sh" for t in tools.TOOL_NAMES)
+            raise ValueError(f"No such tool {words[0]!r}; the sandbox has {known}")
+        args = words[1:]
+        if not {"--bootstrap-server", "--bootstrap-controller"} & {a.split("=")[0] for a in args}:
+            running = self.bootstrap_servers.split(",")[0]
+            args = ["--bootstrap-server", running] + args
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            tools.run_named(name, args)
+        return out.getvalue().rstrip("\n")
