@@ -239,8 +239,9 @@ class ClusterAdmin:
 
     # ------------------------------------------------------------------ brokers
     def add_broker(self, broker_id: int | None = None) -> int:
-        """Start a new, empty broker; it registers and hosts nothing until a reassignment."""
-        new_id = broker_id if broker_id is not None else max(self.layout.node_ids) + 1
+        """Start a new, empty broker (by default with the next broker id after the highest);
+        it registers and hosts nothing until a reassignment."""
+        new_id = broker_id if broker_id is not None else max(self.layout.brokers) + 1
         if new_id in self.layout.node_ids:
             raise ValueError(f"Node id {new_id} is already used in this cluster")
         self._add_broker_to_layout(new_id)
