@@ -163,7 +163,7 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
             if node_id not in self.layout.controllers:
                 self._start_node(node_id)
         self._started = True
-        if not self.wait_until(self.is_ready, timeout_ms):
+        if not self._settle(self.is_ready, timeout_ms):
             raise TimeoutError(f"The cluster did not become ready within {timeout_ms} ms: "
                                f"{self._readiness_report()}")
         return self
@@ -200,12 +200,12 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
         brokers = [b for b in self.layout.brokers if self._state(b) is NodeState.RUNNING]
         for node_id in brokers:
             stopping[node_id] = self._begin_node_shutdown(node_id)
-        self.wait_until(lambda: all(flag() for flag in stopping.values()), 10_000)
+        self._settle(lambda: all(flag() for flag in stopping.values()), 10_000)
         controllers = [c for c in self.layout.controllers if c not in self.layout.brokers
                        and self._state(c) is NodeState.RUNNING]
         for node_id in controllers:
             stopping[node_id] = self._begin_node_shutdown(node_id, resign=False)
-        self.wait_until(lambda: all(flag() for flag in stopping.values()), 10_000)
+        self._settle(lambda: all(flag() for flag in stopping.values()), 10_000)
 
     # ------------------------------------------------------------------ readiness
     def is_ready(self) -> bool:
@@ -234,7 +234,17 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
         return "; ".join(parts)
 
     def wait_until(self, condition: Callable[[], bool], timeout_ms: int) -> bool:
-        """Run (simulated) or wait (live) until ``condition()`` holds; False on timeout."""
+        """Run (simulated) or wait (live) until ``condition()`` holds; False on timeout.
+
+        On a live cluster the condition runs in the calling thread, so it may use any verb
+        of the facade (``lambda: not cluster.list_reassignments()``)."""
+        if self.simulated:
+            return self.driver.run_until(condition, timeout_ms)
+        return self.driver.run_until(condition, timeout_ms, poll_interval_s=0.01,
+                                     on_cluster_thread=False)
+
+    def _settle(self, condition: Callable[[], bool], timeout_ms: int) -> bool:
+        """Like `wait_until`, but the condition reads node internals: run it where they live."""
         return self.driver.run_until(condition, timeout_ms)
 
     def run_for(self, duration_ms: int, check: Callable[[], None] | None = None) -> None:

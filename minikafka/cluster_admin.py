@@ -61,7 +61,7 @@ class ClusterAdmin:
                         self._node(broker_id).broker.image):
                     return False
             return True
-        if not self.wait_until(all_brokers, PROPAGATION_TIMEOUT_MS):
+        if not self._settle(all_brokers, PROPAGATION_TIMEOUT_MS):
             raise TimeoutException(f"Timed out waiting for every broker to see {what}")
 
     # ------------------------------------------------------------------ topics
@@ -247,7 +247,7 @@ class ClusterAdmin:
         self._add_broker_to_layout(new_id)
         self._call(lambda: self.driver.add_node(new_id, self.layout.roles(new_id)))
         self._start_node(new_id)
-        if not self.wait_until(self.is_ready, 30_000):
+        if not self._settle(self.is_ready, 30_000):
             raise TimeoutException(f"Broker {new_id} did not register and unfence in time")
         return new_id
 
@@ -277,7 +277,7 @@ class ClusterAdmin:
                                f"reassign_partitions() before decommissioning it")
         if self._state(broker_id) is NodeState.RUNNING:
             done = self._begin_node_shutdown(broker_id)
-            self.wait_until(done, 10_000)
+            self._settle(done, 10_000)
         if self._state(broker_id) is not NodeState.DEAD:
             self._kill_node(broker_id, reason="stopped for decommissioning")
         response = self._controller_request(UnregisterBrokerRequest(broker_id), "unregisterBroker")

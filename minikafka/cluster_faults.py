@@ -172,7 +172,7 @@ class ClusterFaults:
         self._check_node(node_id)
         self._require_state(node_id, (NodeState.RUNNING,), "shut down")
         finished = self._begin_node_shutdown(node_id)
-        if not self.wait_until(finished, timeout_ms):
+        if not self._settle(finished, timeout_ms):
             raise TimeoutError(f"{self._describe(node_id)} did not finish its shutdown within "
                                f"{timeout_ms} ms")
         self._kill_node(node_id, "stopped (clean shutdown)", "node_stopped")

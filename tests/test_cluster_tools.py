@@ -77,3 +77,11 @@ def test_bad_advertised_listeners_are_refused_in_kafkas_words():
     with pytest.raises(ValueError, match="not a broker"):
         cluster.set_advertised_listener(1001, "PLAINTEXT://x:1")
     assert cluster.layout.advertised == {}
+
+
+@pytest.mark.live
+def test_a_wait_condition_may_call_blocking_verbs_on_a_live_cluster(live):
+    # The condition runs in the caller's thread: a verb that waits for the controller
+    # inside it must not deadlock the cluster's thread.
+    assert live.wait_until(lambda: live.list_reassignments() == {}, 5_000)
+    assert live.wait_until(lambda: live.run_tool("kafka-topics.sh --list") == "orders", 10_000)

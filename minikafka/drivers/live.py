@@ -124,11 +124,15 @@ class LiveDriver(ClusterRuntime):
             waiter.set_result(envelope.body)
 
     def run_until(self, condition: Callable[[], bool], timeout_ms: int,
-                  poll_interval_s: float = 0.005) -> bool:
-        """Wait (real time) until ``condition()``, evaluated on the cluster thread, holds."""
+                  poll_interval_s: float = 0.005, on_cluster_thread: bool = True) -> bool:
+        """Wait (real time) until ``condition()`` holds.
+
+        The condition runs on the cluster thread (a consistent view of the nodes), or, with
+        ``on_cluster_thread=False``, in the calling thread: then it may itself make blocking
+        requests to the cluster (which would deadlock the cluster thread)."""
         deadline = time.monotonic() + timeout_ms / 1000.0
         while True:
-            if self.submit(condition):
+            if self.submit(condition) if on_cluster_thread else condition():
                 return True
             if time.monotonic() >= deadline:
                 return False
