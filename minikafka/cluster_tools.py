@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import random
 import shlex
 
 from minikafka.drivers.runtime import NodeState
@@ -89,6 +90,12 @@ class ClusterTools:
             running = self.bootstrap_servers.split(",")[0]
             args = ["--bootstrap-server", running] + args
         out = io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            tools.run_named(name, args)
+        # Seeded by the cluster's seed and the command, so a lesson's --generate proposes
+        # the same plan on every run (Kafka's own tool draws it from an unseeded Random).
+        seeded = tools.TOOL_RANDOM.set(random.Random(f"{self.layout.seed}:{command}"))
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                tools.run_named(name, args)
+        finally:
+            tools.TOOL_RANDOM.reset(seeded)
         return out.getvalue().rstrip("\n")

@@ -85,3 +85,27 @@ def test_a_wait_condition_may_call_blocking_verbs_on_a_live_cluster(live):
     # inside it must not deadlock the cluster's thread.
     assert live.wait_until(lambda: live.list_reassignments() == {}, 5_000)
     assert live.wait_until(lambda: "orders" in live.run_tool("kafka-topics.sh --list").split(), 10_000)
+
+
+@pytest.mark.live
+def test_run_tool_proposes_the_same_reassignment_for_the_same_seed(live, tmp_path):
+    topics = tmp_path / "topics.json"
+    topics.write_text('{"version": 1, "topics": [{"topic": "orders"}]}')
+    command = f"kafka-reassign-partitions.sh --topics-to-move-json-file {topics} --broker-list 1,2,3 --generate"
+    first, second = live.run_tool(command), live.run_tool(command)
+    assert "Proposed partition reassignment configuration" in first
+    assert first == second
+
+
+def test_tools_draw_from_the_seeded_generator_when_their_caller_sets_one():
+    import random
+
+    from minikafka.cli import tools
+    token = tools.TOOL_RANDOM.set(random.Random("seed"))
+    try:
+        drawn = [tools.tool_random().random() for _ in range(3)]
+    finally:
+        tools.TOOL_RANDOM.reset(token)
+    expected = random.Random("seed")
+    assert drawn == [expected.random() for _ in range(3)]
+    assert tools.TOOL_RANDOM.get() is None and tools.tool_random() is not tools.tool_random()

@@ -33,10 +33,10 @@ to controllers); moves between log directories are not executed;
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 from minikafka.cli import command_line_utils as clu
+from minikafka.cli import tools
 from minikafka.cli.admin_client import AdminConnection, ExecutionException, error_for, execution
 from minikafka.cli.option_parser import OPTIONAL_ARG, OptionException, OptionParser, REQUIRED_ARG, long
 from minikafka.common.errors import KafkaException
@@ -208,7 +208,7 @@ def handle_action(connection: AdminConnection, o, action: str) -> ToolOutput:
         return output.list_reassignments(facts.ongoing())
     if action == "generate":
         return output.generate(_read(o.value_of("topics-to-move-json-file")), o.value_of("broker-list"),
-                               current=facts.current(), brokers=facts.brokers(), rng=random.Random(),
+                               current=facts.current(), brokers=facts.brokers(), rng=tools.tool_random(),
                                disable_rack_aware=o.has("disable-rack-aware"))
     text = _read(o.value_of("reassignment-json-file"))
     preserve = o.has("preserve-throttles")

@@ -36,7 +36,9 @@ stack traces, which several tools print after an error, are left out.
 from __future__ import annotations
 
 import argparse
+import contextvars
 import importlib
+import random
 import sys
 
 from minikafka.cli.command_line_utils import ToolExit
@@ -44,6 +46,18 @@ from minikafka.cli.command_line_utils import ToolExit
 TOOL_MODULES = ("topic_command", "metadata_quorum_command", "reassign_partitions_command",
                 "leader_election_command", "broker_api_versions_command", "console_producer",
                 "console_consumer", "consumer_group_command", "config_command")
+
+
+# Kafka's tools draw from an unseeded java.util.Random (e.g. the random first broker of
+# `kafka-reassign-partitions.sh --generate`).  On a terminal so do these; a caller that
+# needs a reproducible run (`Cluster.run_tool`, for lessons) sets a seeded generator here.
+TOOL_RANDOM: contextvars.ContextVar[random.Random | None] = contextvars.ContextVar(
+    "minikafka_tool_random", default=None)
+
+
+def tool_random() -> random.Random:
+    """The random generator a tool should draw from (seeded when its caller asked for it)."""
+    return TOOL_RANDOM.get() or random.Random()
 
 
 def run_tool(module, args: list[str]) -> int:
