@@ -90,9 +90,12 @@ class ClusterTools:
             running = self.bootstrap_servers.split(",")[0]
             args = ["--bootstrap-server", running] + args
         out = io.StringIO()
-        # Seeded by the cluster's seed and the command, so a lesson's --generate proposes
-        # the same plan on every run (Kafka's own tool draws it from an unseeded Random).
-        seeded = tools.TOOL_RANDOM.set(random.Random(f"{self.layout.seed}:{command}"))
+        # Seeded by the cluster's seed, the tool and how many times it ran before, so a
+        # lesson's --generate proposes the same plan on every run (Kafka's own tool, like
+        # the terminal command, draws it from an unseeded Random).
+        runs = self.__dict__.setdefault("_tool_runs", {})
+        runs[name] = runs.get(name, 0) + 1
+        seeded = tools.TOOL_RANDOM.set(random.Random(f"{self.layout.seed}:{name}:{runs[name]}"))
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
                 tools.run_named(name, args)
