@@ -266,7 +266,8 @@ class ClusterAdmin:
     def decommission_broker(self, broker_id: int) -> None:
         """Shut a broker down for good and unregister it (``kafka-cluster.sh unregister``).
 
-        Kafka expects its replicas to be moved away first; this refuses otherwise.
+        Kafka expects its replicas to be moved away first; this refuses otherwise.  Afterwards
+        the broker is no longer part of the cluster (``broker_ids``, snapshots, dashboards).
         """
         self._check_node(broker_id, "broker")
         hosted = sorted(f"{t}-{p}" for t, p, reg in _partitions(self._cluster_image())
@@ -283,6 +284,21 @@ class ClusterAdmin:
         response = self._controller_request(UnregisterBrokerRequest(broker_id), "unregisterBroker")
         if response.error_code is not Errors.NONE:
             raise response.error_code.exception(response.error_message)
+        self._forget_broker(broker_id)
+
+    def _forget_broker(self, broker_id: int) -> None:
+        """The machine is retired: the broker leaves the layout (ids, ports, configs), and its
+        data directory is kept aside as ``broker-<id>.decommissioned`` (never reused)."""
+        layout = self.layout
+        directory = layout.data_dir(broker_id)
+        layout.brokers.remove(broker_id)
+        layout.broker_ports.pop(broker_id, None)
+        layout.advertised.pop(broker_id, None)
+        self.listeners.pop(broker_id, None)
+        (layout.root / "config" / f"{directory.name}.properties").unlink(missing_ok=True)
+        if directory.exists():
+            directory.rename(directory.with_name(directory.name + ".decommissioned"))
+        layout.write_configs()
 
     # ------------------------------------------------------------------ reading the metadata
     def _cluster_image(self):

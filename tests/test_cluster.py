@@ -193,6 +193,23 @@ def test_decommission_refuses_a_broker_that_still_hosts_replicas(cluster):
         cluster.decommission_broker(2)
 
 
+def test_a_decommissioned_broker_leaves_the_cluster(cluster):
+    cluster.create_topic("orders", partitions=1, replication_factor=2)
+    new = cluster.add_broker()
+    cluster.decommission_broker(new)
+    assert new not in cluster.broker_ids
+    assert new not in [n.node_id for n in cluster.snapshot().nodes]
+    assert not cluster.node_data_dir(1).with_name(f"broker-{new}").exists()
+    assert cluster.node_data_dir(1).with_name(f"broker-{new}.decommissioned").is_dir()
+    assert not (cluster.data_dir / "config" / f"broker-{new}.properties").exists()
+    unregistered = [e for e in cluster.metadata_records() if e.type_name == "UNREGISTER_BROKER_RECORD"]
+    assert [e.record.broker_id for e in unregistered] == [new]
+    with pytest.raises(ValueError, match=f"No node with id {new}"):
+        cluster.restart(new)
+    assert cluster.add_broker() == new            # the id is free again, on a fresh disk
+    assert cluster.snapshot().node(new).registration == "unfenced"
+
+
 def test_restart_from_a_kept_data_dir_serves_the_same_topics(tmp_path):
     c = Cluster(brokers=3, controllers=3, seed=3, simulated=True, data_dir=tmp_path).start()
     c.create_topic("orders", partitions=2, replication_factor=3)
