@@ -36,6 +36,7 @@ pre-vote, isolated leader).
 """
 
 from widgets.dashboard import Dashboard
+from widgets.exercise import check_answer
 from widgets.event_log_view import EventLogView, format_event
 from widgets.failure_panel import FailurePanel
 from widgets.operator_html import operator_html
@@ -63,6 +64,7 @@ __all__ = [
     "ReplicaView",
     "TopologyDiagram",
     "TopologyView",
+    "check_answer",
     "dot_available",
     "format_event",
     "operator_html",
