@@ -129,6 +129,47 @@ def test_rejoin_during_completing_rebalance_with_same_metadata_repeats_the_gener
     assert again.value.generation_id == 1 and len(again.value.members) == 2
 
 
+def test_follower_repeating_its_join_during_completing_rebalance_gets_no_member_list(h):
+    a, b = Consumer(h, "c-1"), Consumer(h, "c-2")
+    boxes = [a.join(), b.join()]
+    while not all(x.done for x in boxes):
+        h.advance(3000)
+    again = b.join()                                        # a follower that lost its response
+    assert (again.value.generation_id, again.value.members) == (1, ())
+    assert again.value.leader == boxes[0].value.member_id
+    assert h.group().state is S.COMPLETING_REBALANCE
+
+
+def test_follower_repeating_join_and_sync_in_a_stable_group_gets_its_assignment_back(h):
+    # kafka-python 3.0.12 does this when it drops a round trip that finished between two polls.
+    a, b, c = Consumer(h, "c-1"), Consumer(h, "c-2"), Consumer(h, "c-3")
+    form_group(h, [a, b, c])
+    rebalances = h.kinds().count("group_rebalance")
+    again = b.join()
+    assert (again.value.error_code, again.value.generation_id, again.value.members) == (Errors.NONE, 1, ())
+    assert b.sync().value.assignment == b"assignment-of-c-2"
+    assert h.group().state is S.STABLE and h.kinds().count("group_rebalance") == rebalances
+
+
+def test_leader_repeating_an_unchanged_join_costs_a_generation_every_time(h):
+    # Kafka reads any JoinGroup from the leader of a Stable group as a request to reassign.
+    a, b, c = Consumer(h, "c-1"), Consumer(h, "c-2"), Consumer(h, "c-3")
+    form_group(h, [a, b, c])
+    for generation in (2, 3):
+        parked = a.join()
+        assert not parked.done and b.heartbeat() is Errors.REBALANCE_IN_PROGRESS
+        others = [b.join(), c.join()]                       # told by their heartbeats to rejoin
+        for consumer, box in zip((a, b, c), [parked] + others):
+            consumer.joined(box)
+        assert a.generation == generation
+        b.sync(), c.sync()
+        a.sync({x.member_id: x.client_id.encode() for x in (a, b, c)})
+        assert h.group().state is S.STABLE
+    texts = [e.text for e in h.events if e.kind == "group_rebalance"]
+    assert texts[-2:] == [f"group demo: leader {a.member_id} rejoined, rebalancing (generation 1 -> 2)",
+                          f"group demo: leader {a.member_id} rejoined, rebalancing (generation 2 -> 3)"]
+
+
 def test_static_member_that_joins_afresh_gets_its_instance_id_as_member_id_prefix(h):
     box = Consumer(h, "client", instance_id="host-7", api_version=7).join()
     h.advance(3000)

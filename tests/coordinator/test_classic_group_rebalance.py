@@ -38,6 +38,19 @@ def test_each_newcomer_extends_the_initial_delay_up_to_the_rebalance_timeout(h):
     assert first.value.generation_id == second.value.generation_id == 1
 
 
+def test_a_newcomer_to_a_stable_group_completes_when_the_others_rejoin_without_the_initial_delay(h):
+    a, b = Consumer(h, "c-1"), Consumer(h, "c-2")
+    form_group(h, [a, b])
+    newcomer = Consumer(h, "c-3").join()
+    assert not newcomer.done and h.group().state is S.PREPARING_REBALANCE
+    assert a.heartbeat() is Errors.REBALANCE_IN_PROGRESS   # how the old members learn of it
+    first = a.join()
+    assert not first.done
+    second = b.join()                                       # the last one back: no timer to wait for
+    assert newcomer.value.generation_id == first.value.generation_id == second.value.generation_id == 2
+    assert len(first.value.members) == 3 and newcomer.value.members == second.value.members == ()
+
+
 def test_member_that_does_not_rejoin_within_the_rebalance_timeout_is_dropped(h):
     a = Consumer(h, "c-1", rebalance_timeout_ms=5000)
     b = Consumer(h, "c-2", rebalance_timeout_ms=5000)
