@@ -5,10 +5,28 @@ Theory of operation
 A notebook kernel (or a test, or ``minikafka up``) keeps its own thread; the
 cluster runs on a daemon thread that owns an asyncio event loop.  Node logic
 is the same sans-IO code the simulated driver runs: the loop delivers
-envelopes after their network latency with ``call_later`` and polls each
-node when its next deadline passes.  Time is the wall clock in milliseconds
-(taken from ``time.monotonic`` anchored once to ``time.time`` so it never
-runs backwards).
+envelopes after their network latency and polls each node when its next
+deadline passes.
+
+The thread shares the interpreter with the learner's code, which may keep
+it busy.  Three things keep that from turning into Kafka events no real
+cluster would show:
+
+* Time is a `StallClock` (drivers/stall_clock.py): wall-clock milliseconds
+  (``time.monotonic`` anchored once to ``time.time``) minus the stretches in
+  which the thread was ready but starved.  A stall freezes all nodes in
+  their own time; it is reported as a ``sandbox_stalled`` event (at most
+  one per episode of starvation), never as a Kafka one.
+* Work runs through a `PlaneScheduler` (drivers/plane_scheduler.py): node
+  timers and messages between nodes about the cluster (the control plane)
+  go before client requests, client responses and replica fetches (the
+  data plane), so a quorum fetch never waits behind a backlog of produce
+  requests.
+* While a live cluster runs, the interpreter's thread switch interval
+  (``sys.setswitchinterval``) is 0.5 ms instead of 5 ms: after each socket
+  or disk call the cluster's thread gets the interpreter back within about
+  that long, instead of waiting 5 ms behind a busy producer each time.  The
+  previous value comes back when the last live cluster closes.
 
 Everything that touches nodes runs on the loop thread.  Other threads use
 ``submit(fn)``, which runs ``fn`` there and hands back its result or
@@ -26,43 +44,66 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import itertools
+import selectors
 import sys
 import threading
 import time
 import traceback
 from typing import Any, Callable, Hashable, TypeVar
 
+from minikafka.drivers.plane_scheduler import CONTROL, DATA, PlaneScheduler
 from minikafka.drivers.runtime import ClusterRuntime, NodeFactory
+from minikafka.drivers.stall_clock import ObservedSelector, StallClock
 from minikafka.runtime.events import EventLog
 from minikafka.runtime.node import Envelope, RequestTimedOut
+from minikafka.server.fetch import FetchRequest as ReplicaFetchRequest
+from minikafka.server.fetch import FetchResponse as ReplicaFetchResponse
 
 T = TypeVar("T")
+
+SWITCH_INTERVAL_S = 0.0005   # the interpreter's thread switch interval while a live cluster runs
+STALL_REPORT_MS = 100        # an episode of starvation shorter in total is not written to the log
+STALL_EPISODE_GAP_S = 1.0    # stalls closer together than this belong to one episode
+STALL_EPISODE_MAX_S = 10.0   # a longer episode is reported every this long while it lasts
 
 
 class LiveDriver(ClusterRuntime):
     def __init__(self, factory: NodeFactory, events: EventLog, base_latency_ms: int = 0):
         super().__init__(factory, events, base_latency_ms)
-        self._wall_anchor = time.time() * 1000.0
-        self._mono_anchor = time.monotonic() * 1000.0
-        self.loop = asyncio.new_event_loop()
+        self.clock = StallClock(on_stall=self._on_stall)
+        self.loop = asyncio.SelectorEventLoop(ObservedSelector(selectors.DefaultSelector(),
+                                                               self.clock))
+        self.scheduler = PlaneScheduler(self.loop, self.clock.now, self._guarded,
+                                        speed=lambda: self.clock.speed)
         self._thread = threading.Thread(target=self._run_loop, name="minikafka-cluster",
                                         daemon=True)
         self._client_waiters: dict[tuple[Hashable, int], concurrent.futures.Future] = {}
         self._client_correlation = itertools.count(1)
         self.default_client_sink = self._client_response
         self.internal_errors = 0
+        self._episode: list[float] = []         # stalls (ms) of the starvation episode under way
+        self._episode_started = 0.0             # monotonic s when its first stall began
+        self._episode_last = 0.0                # monotonic s when its last stall was seen
+        self._episode_timer: asyncio.TimerHandle | None = None
+        _claim_switch_interval()
         self._thread.start()
 
     # --------------------------------------------------------------- clock
     def now(self) -> int:
-        return int(self._wall_anchor + (time.monotonic() * 1000.0 - self._mono_anchor))
+        return self.clock.now()
 
-    def _at(self, time_ms: int, fn: Callable[[], None]) -> None:
-        delay = (time_ms - self.now()) / 1000.0
-        if delay <= 0:
-            self.loop.call_soon(self._guarded, fn)
+    def _at(self, time_ms: int, fn: Callable[[], None], lane: int = CONTROL) -> None:
+        if self.on_loop_thread():
+            self.scheduler.at(time_ms, fn, lane)
         else:
-            self.loop.call_later(delay, self._guarded, fn)
+            self.loop.call_soon_threadsafe(self.scheduler.at, time_ms, fn, lane)
+
+    def _transmit(self, envelope: Envelope, incarnation: int, arrival_ms: int) -> None:
+        self._at(arrival_ms, lambda: self._deliver(envelope, incarnation),
+                 DATA if _data_plane(envelope) else CONTROL)
+
+    def _to_client(self, sink: Callable[[Envelope], None], envelope: Envelope) -> None:
+        self._at(self.now(), lambda: sink(envelope), DATA)
 
     def _guarded(self, fn: Callable[[], None]) -> None:
         try:
@@ -76,7 +117,37 @@ class LiveDriver(ClusterRuntime):
 
     def _run_loop(self) -> None:
         asyncio.set_event_loop(self.loop)
+        self.clock.bind()
         self.loop.run_forever()
+
+    # --------------------------------------------------------------- starvation
+    def _on_stall(self, stall_ms: float) -> None:
+        """The clock left out a stall: gather it into the current episode (loop thread)."""
+        detected = time.monotonic()
+        if not self._episode:
+            self._episode_started = detected - stall_ms / 1000.0
+        self._episode.append(stall_ms)
+        self._episode_last = detected
+        if self._episode_timer is not None:
+            self._episode_timer.cancel()
+        ongoing = detected - self._episode_started
+        delay = 0.0 if ongoing >= STALL_EPISODE_MAX_S else STALL_EPISODE_GAP_S
+        self._episode_timer = self.loop.call_later(delay, self._report_episode)
+
+    def _report_episode(self) -> None:
+        self._episode_timer = None
+        stalls, self._episode = self._episode, []
+        total = sum(stalls)
+        if total < STALL_REPORT_MS:
+            return
+        span_s = self._episode_last - self._episode_started
+        self.note("sandbox_stalled",
+                  f"sandbox (not a Kafka event): the cluster's thread was starved for "
+                  f"{total:,.0f} ms in {span_s:.1f} s by other work in this Python process "
+                  f"or on this machine; the cluster's clock left that time out, so no Kafka "
+                  f"timeout counted it", None, stalled_ms=round(total), stalls=len(stalls),
+                  longest_ms=round(max(stalls)), span_ms=round(span_s * 1000),
+                  behind_ms=round(self.clock.stalled_ms))
 
     # --------------------------------------------------------------- cross-thread API
     def on_loop_thread(self) -> bool:
@@ -158,3 +229,35 @@ class LiveDriver(ClusterRuntime):
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
         self.loop.close()
+        _release_switch_interval()
+
+
+def _data_plane(envelope: Envelope) -> bool:
+    """Client traffic and replica fetches; everything else between nodes is control plane."""
+    return (not isinstance(envelope.src, int) or not isinstance(envelope.dst, int)
+            or isinstance(envelope.body, (ReplicaFetchRequest, ReplicaFetchResponse)))
+
+
+_switch_lock = threading.Lock()
+_switch_users = 0                 # live drivers running in this process
+_switch_saved: float | None = None  # the interval before the first of them started
+
+
+def _claim_switch_interval() -> None:
+    global _switch_users, _switch_saved
+    with _switch_lock:
+        if _switch_users == 0:
+            _switch_saved = sys.getswitchinterval()
+            if _switch_saved > SWITCH_INTERVAL_S:
+                sys.setswitchinterval(SWITCH_INTERVAL_S)
+        _switch_users += 1
+
+
+def _release_switch_interval() -> None:
+    global _switch_users
+    with _switch_lock:
+        _switch_users -= 1
+        # Put back the old value unless someone chose another one meanwhile.
+        if _switch_users == 0 and _switch_saved is not None \
+                and abs(sys.getswitchinterval() - SWITCH_INTERVAL_S) < 1e-6:
+            sys.setswitchinterval(_switch_saved)

@@ -20,7 +20,9 @@ and messages addressed to that incarnation are discarded even if it restarts
 
 Subclasses supply time: `SimulatedDriver` keeps a virtual clock and an event
 queue, `LiveDriver` uses an asyncio loop and the wall clock.  They implement
-``now()``, ``_at(time_ms, fn)`` (run fn at that time on the driver's thread).
+``now()``, ``_at(time_ms, fn)`` (run fn at that time on the driver's thread);
+`LiveDriver` also overrides ``_transmit`` and ``_to_client`` to sort work into
+a control and a data plane (drivers/plane_scheduler.py).
 `SteppingDriver` (drivers/stepping.py) also overrides three hooks, so that
 every message on the wire, every message lost and every node wake-up is a
 happening a learner can see: ``_transmit``, ``_lost`` and ``_schedule_poll``.
@@ -221,7 +223,7 @@ class ClusterRuntime:
         if not isinstance(dst, int):
             sink = self.client_sinks.get(dst, self.default_client_sink)
             if sink is not None:
-                self._at(self.now(), lambda: sink(envelope))
+                self._to_client(sink, envelope)
             return
         handle = self.handles.get(dst)
         if handle is None or handle.state is NodeState.DEAD:
@@ -237,6 +239,11 @@ class ClusterRuntime:
         """Put a message on the wire to ``incarnation`` of its destination (a hook: the
         stepping driver keeps it as a visible happening instead)."""
         self._at(arrival_ms, lambda: self._deliver(envelope, incarnation))
+
+    def _to_client(self, sink: Callable[[Envelope], None], envelope: Envelope) -> None:
+        """Hand a message to a client endpoint's sink now (a hook: the live driver queues it
+        with the data plane)."""
+        self._at(self.now(), lambda: sink(envelope))
 
     def _lost(self, envelope: Envelope) -> None:
         """A message the network dropped (a hook: the stepping driver writes it down)."""
@@ -262,7 +269,7 @@ class ClusterRuntime:
             if sink is not None:
                 refusal = Envelope(envelope.dst, src, ConnectionRefused(envelope.dst),
                                    envelope.correlation_id, is_response=True)
-                self._at(self.now(), lambda: sink(refusal))
+                self._to_client(sink, refusal)
 
     def _deliver(self, envelope: Envelope, incarnation: int) -> None:
         handle = self.handles.get(envelope.dst)

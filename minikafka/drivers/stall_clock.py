@@ -1,0 +1,168 @@
+"""`StallClock`: the live driver's clock, which leaves out the time its thread was starved.
+
+Theory of operation
+-------------------
+A live cluster runs on one thread of the Python process it was started in,
+next to the learner's own code.  When that code keeps the interpreter busy
+(a producer sending flat out, a CPU-heavy cell, a C call that holds the
+GIL, other programs on a busy machine), the cluster's thread waits for its
+turn and every node on it freezes at once.  Real Kafka nodes have CPUs of
+their own: nothing in a notebook could freeze them.  Read from the wall
+clock, such a freeze looks to the nodes like silent peers (a follower stops
+hearing from the leader, the leader from its voters, the controller from
+its brokers), and they elect, resign, fence and truncate as no Kafka
+cluster would.
+
+So the nodes of a live cluster read this clock.  It advances only by what
+the cluster's thread could observe:
+
+* while the thread runs, by its own CPU time plus short waits: up to
+  ``allowance_ms`` of waiting per stretch of about that length counts as
+  time (the interpreter handing the GIL back after a disk or socket call, a
+  slow write);
+* while the thread sleeps in ``select`` with nothing to do, by the time it
+  slept, at most the timeout it asked for (`ObservedSelector` tells it);
+* any longer wait is a *stall*: the thread was ready and did not run.  The
+  clock leaves it out and hands it to ``on_stall``; the live driver writes
+  it to the event log as a ``sandbox_stalled`` event, in the sandbox's
+  words, never as a Kafka event.
+
+All nodes share the clock, so a stall freezes the whole cluster in its own
+time, as a paused virtual machine resumes where it stopped: no Kafka timeout
+counts the frozen time, while a real fault (a killed, paused or isolated
+node, which the driver models itself) is still noticed after the timing
+profile's timeout of cluster time.  Most of a busy kernel's pressure is
+short waits, which count as time, so under steady load the clock runs at
+nearly wall speed and failover stays about as quick as when idle.
+
+The clock is anchored to ``time.time`` at start, so timestamps look like
+real ones.  Stalls put it behind the wall clock; whenever the thread is
+idle and the clock is behind, idle time counts double (``CATCH_UP_RATE``)
+until it has caught up, so the lag does not pile up over a session (record
+timestamps, retention and the event log's times stay close to the wall).
+Speeding up only while idle is harmless: nothing is queued, so every
+message is still answered well within any timeout.
+
+Mirrors the role of Kafka's ``org.apache.kafka.common.utils.Time`` (the one
+source of time a Kafka component reads).  Sandbox only: Kafka has no such
+clock; a JVM that is starved or paused sees the jump and its peers react.
+
+Simplified: the thread's CPU time comes from ``time.thread_time`` and is
+only read on the cluster's thread (`bind` names it); from any other thread
+``now`` answers the current value without observing.
+"""
+
+from __future__ import annotations
+
+import selectors
+import threading
+import time
+from typing import Callable
+
+STALL_ALLOWANCE_MS = 50.0   # waiting per stretch that still counts as the cluster's own time
+IDLE_TIMEOUT_CAP_S = 0.025  # select never sleeps longer: bounds a stall hidden behind a wake-up
+CATCH_UP_RATE = 1.0         # while idle and behind, each idle ms also gives back this many ms
+
+
+class StallClock:
+    """Milliseconds since the epoch, minus the stalls of the cluster's thread."""
+
+    def __init__(self, on_stall: Callable[[float], None] | None = None,
+                 allowance_ms: float = STALL_ALLOWANCE_MS,
+                 wall: Callable[[], float] = time.time,
+                 monotonic: Callable[[], float] = time.monotonic,
+                 thread_cpu: Callable[[], float] = time.thread_time):
+        self.on_stall = on_stall              # called with each stall's length (ms), on the thread
+        self.allowance_ms = allowance_ms
+        self._monotonic = monotonic
+        self._thread_cpu = thread_cpu
+        self._wall_anchor = wall() * 1000.0   # the wall clock at start, ms
+        self._mono_anchor = monotonic() * 1000.0
+        self.stalled_ms = 0.0                 # how far the clock is behind the wall clock now
+        self.total_stalled_ms = 0.0           # every stall since start (catching up does not undo it)
+        self._thread_id: int | None = None    # the cluster's thread, once bound
+        self._mark_mono = 0.0                 # start of the current stretch (monotonic ms)
+        self._mark_cpu = 0.0                  # the thread's CPU time then (ms)
+        self._idle_ms = 0.0                   # idle time credited within the stretch
+        self._last = int(self._wall_anchor)   # last value returned: never go back
+
+    def bind(self) -> None:
+        """Call on the cluster's thread before it runs anything: from now on it is observed."""
+        self._thread_id = threading.get_ident()
+        self._mark_mono = self._monotonic() * 1000.0
+        self._mark_cpu = self._thread_cpu() * 1000.0
+        self._idle_ms = 0.0
+
+    def now(self) -> int:
+        mono = self._monotonic() * 1000.0
+        if threading.get_ident() == self._thread_id and mono - self._mark_mono > self.allowance_ms:
+            self._close_stretch(mono)
+        value = int(self._wall_anchor + mono - self._mono_anchor - self.stalled_ms)
+        if value < self._last:
+            return self._last
+        self._last = value
+        return value
+
+    def _close_stretch(self, mono: float) -> None:
+        """A stretch longer than the allowance ended: count its waits beyond the allowance as a stall."""
+        cpu = self._thread_cpu() * 1000.0
+        waited = (mono - self._mark_mono) - (cpu - self._mark_cpu) - self._idle_ms
+        self._mark_mono, self._mark_cpu, self._idle_ms = mono, cpu, 0.0
+        if waited > self.allowance_ms:
+            stall = waited - self.allowance_ms
+            self.stalled_ms += stall
+            self.total_stalled_ms += stall
+            if self.on_stall is not None:
+                self.on_stall(stall)
+
+    def idle(self, slept_ms: float) -> None:
+        """The thread slept ``slept_ms`` in ``select`` with nothing to do (cluster's thread only)."""
+        self._idle_ms += slept_ms
+        if self.stalled_ms > 0:
+            self.stalled_ms = max(0.0, self.stalled_ms - slept_ms * CATCH_UP_RATE)
+
+    @property
+    def speed(self) -> float:
+        """How fast the clock runs while the thread is idle (wall ms -> cluster ms)."""
+        return 1.0 + CATCH_UP_RATE if self.stalled_ms > 0 else 1.0
+
+
+class ObservedSelector(selectors.BaseSelector):
+    """The event loop's selector, telling the clock how long the thread slept in ``select``.
+
+    A sleep counts at most as long as the timeout asked for: past it, the thread
+    was awake and waiting for the interpreter.  The timeout is capped at
+    ``IDLE_TIMEOUT_CAP_S`` so that a stall right after an early wake-up (data
+    arrived, then the thread waited) hides at most that long.
+    """
+
+    def __init__(self, inner: selectors.BaseSelector, clock: StallClock):
+        self._inner = inner
+        self._clock = clock
+
+    def register(self, fileobj, events, data=None):
+        return self._inner.register(fileobj, events, data)
+
+    def unregister(self, fileobj):
+        return self._inner.unregister(fileobj)
+
+    def modify(self, fileobj, events, data=None):
+        return self._inner.modify(fileobj, events, data)
+
+    def get_key(self, fileobj):
+        return self._inner.get_key(fileobj)
+
+    def get_map(self):
+        return self._inner.get_map()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def select(self, timeout: float | None = None):
+        capped = IDLE_TIMEOUT_CAP_S if timeout is None else min(max(timeout, 0.0), IDLE_TIMEOUT_CAP_S)
+        started = time.monotonic()
+        ready = self._inner.select(capped)
+        slept = time.monotonic() - started
+        if capped > 0:
+            self._clock.idle(min(slept, capped) * 1000.0)
+        return ready
