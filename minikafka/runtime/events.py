@@ -38,6 +38,9 @@ recovery               a log was recovered at start-up (truncation, index rebuil
 node_killed / node_stopped / node_restarted / node_paused / node_resumed
 network_isolated / network_link_cut / network_healed / latency_changed
 internal_error         an exception escaped node code (a sandbox bug; live driver only)
+sandbox_stalled        not a Kafka event: the live cluster's thread was starved by other work in
+                       its Python process (or machine) and its clock left that time out
+                       (data: stalled_ms, stalls, longest_ms, span_ms, behind_ms)
 group_rebalance        a consumer group starts a rebalance (data: group, generation)
 group_join_completed   every member joined; the leader must send the assignment
 group_stable           the group has its assignment (generation N is Stable)
