@@ -74,6 +74,7 @@ class StallClock:
                  thread_cpu: Callable[[], float] = time.thread_time):
         self.on_stall = on_stall              # called with each stall's length (ms), on the thread
         self.allowance_ms = allowance_ms
+        self.monotonic = monotonic            # seconds, as time.monotonic
         self._monotonic = monotonic
         self._thread_cpu = thread_cpu
         self._wall_anchor = wall() * 1000.0   # the wall clock at start, ms
@@ -160,9 +161,9 @@ class ObservedSelector(selectors.BaseSelector):
 
     def select(self, timeout: float | None = None):
         capped = IDLE_TIMEOUT_CAP_S if timeout is None else min(max(timeout, 0.0), IDLE_TIMEOUT_CAP_S)
-        started = time.monotonic()
+        started = self._clock.monotonic()
         ready = self._inner.select(capped)
-        slept = time.monotonic() - started
+        slept = self._clock.monotonic() - started
         if capped > 0:
             self._clock.idle(min(slept, capped) * 1000.0)
         return ready

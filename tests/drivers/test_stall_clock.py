@@ -1,0 +1,167 @@
+"""StallClock and ObservedSelector on fake time: what counts as the cluster's time and what is a stall."""
+
+from __future__ import annotations
+
+import selectors
+import threading
+
+import pytest
+
+from minikafka.drivers.stall_clock import (CATCH_UP_RATE, IDLE_TIMEOUT_CAP_S, ObservedSelector,
+                                           StallClock)
+
+WALL_START = 1_767_225_600.0     # seconds
+
+
+class FakeTime:
+    """A monotonic clock and the thread's CPU clock, moved by hand (seconds)."""
+
+    def __init__(self):
+        self.mono = 100.0
+        self.cpu = 5.0
+
+    def run(self, ms: float) -> None:
+        """The thread computes for ``ms``: both clocks advance."""
+        self.mono += ms / 1000
+        self.cpu += ms / 1000
+
+    def wait(self, ms: float) -> None:
+        """The thread is ready but does not run for ``ms`` (another thread has the GIL)."""
+        self.mono += ms / 1000
+
+
+def make_clock(allowance_ms: float = 50.0):
+    fake = FakeTime()
+    stalls: list[float] = []
+    clock = StallClock(on_stall=stalls.append, allowance_ms=allowance_ms, wall=lambda: WALL_START,
+                       monotonic=lambda: fake.mono, thread_cpu=lambda: fake.cpu)
+    clock.bind()
+    return clock, fake, stalls
+
+
+def elapsed(clock: StallClock) -> int:
+    return clock.now() - int(WALL_START * 1000)
+
+
+def test_a_busy_thread_keeps_wall_time():
+    clock, fake, stalls = make_clock()
+    for _ in range(10):
+        fake.run(30)
+        clock.now()
+    assert elapsed(clock) == 300
+    assert stalls == [] and clock.stalled_ms == 0
+
+
+def test_short_waits_count_as_the_clusters_time():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    for _ in range(10):                 # 60 ms stretches, 40 ms of them waiting: within the allowance
+        fake.run(20)
+        fake.wait(40)
+        clock.now()
+    assert elapsed(clock) == 600
+    assert stalls == []
+
+
+def test_a_long_wait_is_a_stall_left_out_of_the_clock():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    fake.run(10)
+    clock.now()
+    fake.wait(800)                      # starved: the GIL was elsewhere for 800 ms
+    fake.run(5)
+    assert elapsed(clock) == 10 + 5 + 50     # only the allowance of the wait counts
+    assert stalls == [pytest.approx(750)]
+    assert clock.stalled_ms == pytest.approx(750) == clock.total_stalled_ms
+
+
+def test_idle_time_in_select_is_time_but_not_beyond_what_was_asked():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    fake.wait(20)
+    clock.idle(20)                      # slept 20 ms in select: nothing to do
+    fake.wait(300)
+    clock.idle(300)                     # another idle wait (the selector caps what it reports)
+    assert elapsed(clock) == 320
+    assert stalls == []
+
+
+def test_the_clock_never_goes_back():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    values = []
+    for step in range(200):
+        if step % 7 == 0:
+            fake.wait(120)
+        else:
+            fake.run(3)
+        values.append(clock.now())
+    assert values == sorted(values)
+    assert stalls                       # the 120 ms waits were stalls
+
+
+def test_idle_time_catches_up_after_a_stall():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    fake.wait(1050)
+    fake.run(1)
+    clock.now()
+    assert clock.stalled_ms == pytest.approx(1000)
+    assert clock.speed == 1.0 + CATCH_UP_RATE
+    fake.wait(400)
+    clock.idle(400)
+    assert clock.stalled_ms == pytest.approx(1000 - 400 * CATCH_UP_RATE)
+    fake.wait(2000)
+    clock.idle(2000)
+    assert clock.stalled_ms == 0 and clock.speed == 1.0
+    assert clock.total_stalled_ms == pytest.approx(1000)   # the record of what was left out stays
+    assert elapsed(clock) == int(fake.mono * 1000 - 100_000)  # back on the wall clock
+
+
+def test_other_threads_read_the_clock_without_observing():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    fake.wait(900)
+    seen = []
+    reader = threading.Thread(target=lambda: seen.append(clock.now()))
+    reader.start()
+    reader.join()
+    assert stalls == []                 # only the cluster's own thread can tell a stall
+    fake.run(1)
+    clock.now()
+    assert stalls == [pytest.approx(850)]
+
+
+class FakeSelector(selectors.BaseSelector):
+    def __init__(self, fake: FakeTime, sleeps_ms: float):
+        self.fake, self.sleeps_ms, self.timeouts = fake, sleeps_ms, []
+
+    def register(self, fileobj, events, data=None):
+        raise NotImplementedError
+
+    def unregister(self, fileobj):
+        raise NotImplementedError
+
+    def get_map(self):
+        return {}
+
+    def select(self, timeout=None):
+        self.timeouts.append(timeout)
+        self.fake.wait(self.sleeps_ms)
+        return []
+
+
+def test_the_selector_caps_its_timeout_and_reports_at_most_that_as_idle():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    inner = FakeSelector(fake, sleeps_ms=400)      # woke up late: 400 ms instead of <= the cap
+    selector = ObservedSelector(inner, clock)
+    selector.select(None)
+    selector.select(10.0)
+    assert inner.timeouts == [IDLE_TIMEOUT_CAP_S, IDLE_TIMEOUT_CAP_S]
+    fake.run(1)
+    clock.now()
+    idle_ms = 2 * IDLE_TIMEOUT_CAP_S * 1000
+    assert stalls == [pytest.approx(800 - idle_ms - 50)]
+
+
+def test_a_zero_timeout_select_credits_no_idle_time():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    selector = ObservedSelector(FakeSelector(fake, sleeps_ms=200), clock)
+    selector.select(0)                  # work was queued: any time spent here was waiting
+    fake.run(1)
+    clock.now()
+    assert stalls == [pytest.approx(150)]
