@@ -59,10 +59,14 @@ class GroupMember:
     close) runs in that thread too, between two polls, through ``call``.
     Several members polled in turn from one thread would starve each other's
     rebalance round trips; separate threads behave like separate processes.
+    A longer ``poll_timeout_ms`` narrows the gap between two polls in which
+    kafka-python 3.0.12 can drop a JoinGroup/SyncGroup round trip that just
+    finished and send JoinGroup again (see test_groups_one_by_one.py).
     """
 
-    def __init__(self, consumer: KafkaConsumer):
+    def __init__(self, consumer: KafkaConsumer, poll_timeout_ms: int = 100):
         self.consumer = consumer
+        self.poll_timeout_ms = poll_timeout_ms           # how long one poll() may wait for records
         self.records: list = []                          # every record polled so far
         self._assignment: frozenset = frozenset()        # as of the last poll
         self._commands: queue.Queue = queue.Queue()
@@ -80,7 +84,7 @@ class GroupMember:
                     reply.put((False, exc))
             if self._stopped.is_set():
                 break
-            for batch in self.consumer.poll(timeout_ms=100).values():
+            for batch in self.consumer.poll(timeout_ms=self.poll_timeout_ms).values():
                 self.records.extend(batch)
             self._assignment = frozenset(self.consumer.assignment())
 
