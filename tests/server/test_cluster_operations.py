@@ -113,3 +113,28 @@ def test_idempotent_producer_state_survives_a_leader_change(cluster):
     gap = produce(cluster, batch(b"gap", producer_id=42, sequence=3), broker=new_leader)
     assert gap.error is Errors.OUT_OF_ORDER_SEQUENCE_NUMBER
     assert broker_partition(cluster, new_leader).topic_partition == TopicPartition("orders", 0) == TP
+
+
+def _virtual_ms_to_add_a_replica(throttle):
+    """Simulated: copy about 2 MB to a new replica; virtual milliseconds until it is in sync."""
+    cluster = Cluster(brokers=3, controllers=1, seed=31, simulated=True).start()
+    try:
+        cluster.create_topic("orders", partitions=1, replication_factor=1)
+        for _ in range(20):
+            produce(cluster, batch(b"x" * 100_000))
+        leader = cluster.leader("orders", 0)
+        target = next(b for b in cluster.broker_ids if b != leader)
+        start = cluster.driver.now()
+        cluster.reassign_partitions({("orders", 0): [leader, target]}, throttle_bytes_per_sec=throttle)
+        assert cluster.wait_until(lambda: target in cluster.isr("orders", 0), 60_000)
+        return cluster.driver.now() - start
+    finally:
+        cluster.stop()
+
+
+def test_a_throttled_reassignment_takes_longer_than_an_unthrottled_one():
+    unthrottled = _virtual_ms_to_add_a_replica(None)
+    throttled = _virtual_ms_to_add_a_replica(500_000)
+    assert unthrottled < 1000
+    # 2 MB at 500 kB/s: about 4 s, minus the first 1 MiB fetch the quota cannot stop
+    assert throttled > 2000 and throttled > 5 * unthrottled
