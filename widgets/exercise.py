@@ -15,51 +15,23 @@ comparison has four outcomes, each one line and never a traceback:
 
 Numbers compare as numbers (``2.0`` equals ``2``, but ``True`` is not a
 number); sets, lists and tuples compare by their elements when the expected
-value is a set.  The check never reveals the expected value itself.
+value is a set (the rules live in `minikafka.drills.answer_types`, shared with the
+drills).  The check never reveals the expected value itself.
 """
 
 from __future__ import annotations
 
-from numbers import Number
 from typing import Any
 
-_NAMES = {int: "a whole number", float: "a number", str: "a text (str)", bool: "True or False",
-          list: "a list", dict: "a dict", set: "a set", tuple: "a tuple"}
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "None"
-    return _NAMES.get(type(value), type(value).__name__)
-
-
-def _same_kind(answer: Any, expected: Any) -> bool:
-    if isinstance(expected, bool) or isinstance(answer, bool):
-        return isinstance(answer, bool) == isinstance(expected, bool) or expected is None
-    if isinstance(expected, Number):
-        return isinstance(answer, Number)
-    if isinstance(expected, (set, frozenset)):
-        return isinstance(answer, (set, frozenset, list, tuple))
-    if expected is None:
-        return True
-    return isinstance(answer, type(expected))
-
-
-def _equal(answer: Any, expected: Any) -> bool:
-    if isinstance(expected, (set, frozenset)):
-        return set(answer) == set(expected)
-    return answer == expected
+from minikafka.drills.answer_types import answers_equal, kind_name, same_kind
 
 
 def check_answer(answer: Any, expected: Any, *, hint: str, placeholder: Any = None) -> str:
     """The verdict on ``answer`` as one line (``print`` it in the check cell)."""
     if answer is placeholder or (placeholder is not None and answer == placeholder):
         return "Not answered yet"
-    if not _same_kind(answer, expected):
-        return (f"Expected {_kind(expected)} here, but the answer is {_kind(answer)}: "
+    if not same_kind(answer, expected):
+        return (f"Expected {kind_name(expected)} here, but the answer is {kind_name(answer)}: "
                 f"{answer!r}")
-    try:
-        correct = _equal(answer, expected)
-    except TypeError:
-        correct = False
+    correct = answers_equal(answer, expected)
     return "Correct!" if correct else f"Not quite: {hint}"

@@ -1,0 +1,278 @@
+"""Drills about durability: NOT_ENOUGH_REPLICAS, acks=1 data loss, an unclean election.
+
+Theory of operation
+-------------------
+Three predict drills after lesson 03, each on a simulated cluster of three
+brokers and one controller with a one-partition topic of replication
+factor 3, written through `DrillClient` (real Produce requests, so the
+learner predicts the error names a Kafka client receives):
+
+* `NotEnoughReplicas`: the link between the leader and one or two
+  followers is cut; an acks=all write waits until the leader drops them
+  from the ISR (``replica.lag.time.max.ms``), then succeeds or gets
+  ``NOT_ENOUGH_REPLICAS_AFTER_APPEND``; the next one succeeds or gets
+  ``NOT_ENOUGH_REPLICAS``, depending on ``min.insync.replicas`` (2 or 3,
+  from the seed) and how many followers are left.
+* `AcksOneLoss`: the leader acknowledges acks=1 records no follower has,
+  then crashes; the learner predicts the new leader, the survivors, and how
+  much the old leader truncates when it returns (leader epochs).
+* `UncleanElection`: the last in-sync replica dies; the partition goes
+  offline; an unclean election brings it back and loses what only the old
+  leader had.
+"""
+
+from __future__ import annotations
+
+from minikafka.drills.drill_client import DrillClient
+from minikafka.drills.question import Question
+from minikafka.drills.scenario import Scenario, events_text, expect_ok, now, settle, wait_for
+
+ERRORS = ("NONE", "NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND", "REQUEST_TIMED_OUT")
+EVENT_KINDS = {"node_killed", "node_restarted", "network_link_cut", "network_healed",
+               "broker_fenced", "isr_shrink", "partition_changed", "log_truncated", "config_changed"}
+
+
+def _followers(cluster, topic: str) -> tuple[int, list[int]]:
+    leader = cluster.leader(topic, 0)
+    return leader, [b for b in cluster.replicas(topic, 0) if b != leader]
+
+
+class NotEnoughReplicas(Scenario):
+    def setup(self, cluster):
+        self.min_isr = self.rng.choice([2, 3])
+        self.cut = self.rng.choice([1, 2])
+        cluster.create_topic("payments", partitions=1, replication_factor=3,
+                             config={"min.insync.replicas": str(self.min_isr)})
+        self.leader, followers = _followers(cluster, "payments")
+        self.victims = sorted(self.rng.sample(followers, self.cut))
+        self.client = DrillClient(cluster, "payments-producer")
+        expect_ok(self.client.produce("payments", 0, [f"payment {i}".encode() for i in range(5)]))
+        self.describe = cluster.describe_topic("payments")
+        self.lag_ms = cluster.timing.ms("replica.lag.time.max.ms")
+
+    def scene(self):
+        who = (f"the link between the leader and follower {self.victims[0]} is" if self.cut == 1
+               else f"the links between the leader and both followers ({self.victims[0]} and "
+                    f"{self.victims[1]}) are")
+        return (f"{self.describe}\n\nThe leader is broker {self.leader}; min.insync.replicas="
+                f"{self.min_isr}. When you run the drill, {who} cut (a firewall rule: every "
+                f"broker still reaches the controller). Right "
+                f"after the cut, a producer sends one record with acks=all (request.timeout.ms "
+                f"30000); when it has its answer, it sends a second one with acks=all.")
+
+    def questions(self):
+        return [
+            Question("first-produce", "What does the leader answer to the first record?",
+                     "choice", choices=ERRORS),
+            Question("first-readable", "Can a consumer read the first record afterwards?", "bool"),
+            Question("isr-after", "How many replicas are in the ISR once the leader has dropped "
+                     "the followers it cannot reach?", "number"),
+            Question("second-produce", "What does the leader answer to the second record?",
+                     "choice", choices=ERRORS),
+        ]
+
+    def run(self, cluster):
+        seq, start = cluster.events.last_seq, now(cluster)
+        for follower in self.victims:
+            cluster.cut_link(self.leader, follower)
+        first = self.client.produce("payments", 0, [b"first"])
+        second = self.client.produce("payments", 0, [b"second"])
+        values = [r.value for r in self.client.read("payments", 0)]
+        self.facts.update(first=first, second=second, waited=first.answered_ms - first.sent_ms)
+        self.expected = {"first-produce": first.error, "first-readable": b"first" in values,
+                         "isr-after": len(cluster.isr("payments", 0)),
+                         "second-produce": second.error}
+        lines = events_text(cluster, seq, EVENT_KINDS, start)
+        return lines + ["", f"first record (acks=all): {first.error} after "
+                            f"{self.facts['waited']} ms",
+                        f"second record (acks=all): {second.error}",
+                        f"a consumer reads {len(values)} records; the first one "
+                        f"{'is' if b'first' in values else 'is not'} among them"]
+
+    def hints(self):
+        return [f"A follower that stops fetching stays in the ISR until replica.lag.time.max.ms "
+                f"({self.lag_ms} ms here) has passed; an acks=all write waits for every ISR member.",
+                "NOT_ENOUGH_REPLICAS refuses a record before writing it; "
+                "NOT_ENOUGH_REPLICAS_AFTER_APPEND says it was written, but the ISR fell below "
+                "min.insync.replicas while the write waited."]
+
+    def explain(self):
+        isr = self.expected["isr-after"]
+        first = self.facts["first"]
+        text = (f"The first write was appended to the leader's log at once, then waited for the "
+                f"followers in the ISR. The cut-off follower(s) could not fetch it, and the leader "
+                f"only dropped them after replica.lag.time.max.ms ({self.lag_ms} ms): the answer "
+                f"came after {self.facts['waited']} ms. ")
+        if first.error == "NONE":
+            text += (f"With {isr} replicas left in the ISR, at least min.insync.replicas="
+                     f"{self.min_isr}, the high watermark passed the record: success. ")
+        else:
+            text += (f"The ISR shrank to {isr}, below min.insync.replicas={self.min_isr}: the "
+                     f"record is in the log (and readable, since the high watermark passed it), but "
+                     f"the producer was told NOT_ENOUGH_REPLICAS_AFTER_APPEND; a retry would write "
+                     f"it twice unless the producer is idempotent. ")
+        if self.expected["second-produce"] == "NOT_ENOUGH_REPLICAS":
+            text += (f"The second write found the ISR ({isr}) below min.insync.replicas and was "
+                     f"refused before anything was written: NOT_ENOUGH_REPLICAS.")
+        else:
+            text += "The second write needed only the replicas still in the ISR: accepted at once."
+        return text
+
+
+class AcksOneLoss(Scenario):
+    def setup(self, cluster):
+        cluster.create_topic("payments", partitions=1, replication_factor=3)
+        self.leader, self.followers = _followers(cluster, "payments")
+        self.committed = self.rng.randint(3, 8)
+        self.unreplicated = self.rng.randint(2, 6)
+        self.client = DrillClient(cluster, "payments-producer")
+        expect_ok(self.client.produce("payments", 0, [f"payment {i}".encode()
+                                                       for i in range(self.committed)]))
+        self.describe = cluster.describe_topic("payments")
+
+    def scene(self):
+        return (f"{self.describe}\n\npayments-0 holds {self.committed} records, written with "
+                f"acks=all. When you run the drill: the links between the leader (broker "
+                f"{self.leader}) and both followers are cut; a producer with acks=1 writes "
+                f"{self.unreplicated} more records, and the leader acknowledges each; then broker "
+                f"{self.leader} crashes, the links are restored, and later broker {self.leader} "
+                f"restarts.")
+
+    def questions(self):
+        return [
+            Question("new-leader", "Which broker leads payments-0 after the crash?", "node",
+                     choices=(1, 2, 3)),
+            Question("survivors", f"How many of the {self.unreplicated} acks=1 records can a "
+                     f"consumer read after the failover?", "number"),
+            Question("truncated", f"When broker {self.leader} restarts and follows the new leader, "
+                     f"how many records does it remove from its log?", "number"),
+        ]
+
+    def run(self, cluster):
+        seq, start = cluster.events.last_seq, now(cluster)
+        for follower in self.followers:
+            cluster.cut_link(self.leader, follower)
+        for i in range(self.unreplicated):
+            expect_ok(self.client.produce("payments", 0, [f"acks=1 record {i}".encode()], acks=1))
+        cluster.kill(self.leader)
+        cluster.heal()
+        wait_for(cluster, lambda: cluster.leader("payments", 0) not in (None, self.leader), 15_000,
+                 "a new leader for payments-0")
+        cluster.run_for(1_000)
+        values = [r.value for r in self.client.read("payments", 0)]
+        survivors = sum(v.startswith(b"acks=1") for v in values)
+        new_leader = cluster.leader("payments", 0)
+        cluster.restart(self.leader)
+        wait_for(cluster, lambda: self.leader in cluster.isr("payments", 0), 20_000,
+                 f"broker {self.leader} back in the ISR")
+        cut = [e.data for e in cluster.events.since(seq, {"log_truncated"})
+               if e.node == self.leader and e.data.get("partition") == "payments-0"]
+        truncated = sum(d["old_log_end_offset"] - d["truncation_offset"] for d in cut)
+        self.expected = {"new-leader": new_leader, "survivors": survivors, "truncated": truncated}
+        self.facts.update(new_leader=new_leader, readable=len(values))
+        lines = events_text(cluster, seq, EVENT_KINDS, start)
+        return lines + ["", f"after the failover a consumer reads {len(values)} records, "
+                            f"{survivors} of them written with acks=1"]
+
+    def hints(self):
+        return ["With acks=1 the leader answers as soon as the record is in its own log.",
+                "A new leader's log is the partition. A returning old leader compares leader "
+                "epochs with it (leader-epoch-checkpoint) and cuts what the new leader never had."]
+
+    def explain(self):
+        return (f"acks=1 means the leader answers once the record is in its own log. The followers "
+                f"were cut off, so only broker {self.leader} had the {self.unreplicated} records "
+                f"when it crashed. The controller made broker {self.facts['new_leader']}, the first "
+                f"in-sync replica in assignment order, the leader, in a new leader epoch; its log "
+                f"ends after the {self.committed} committed records, and that is now the partition: "
+                f"the acknowledged records are gone, and the producer was never told. When broker "
+                f"{self.leader} came back it asked the new leader where its last epoch ended, "
+                f"truncated its log to that offset ({self.expected['truncated']} records removed) "
+                f"and fetched the new epoch's records. acks=all with min.insync.replicas=2 "
+                f"would not have acknowledged them.")
+
+
+class UncleanElection(Scenario):
+    def setup(self, cluster):
+        cluster.create_topic("clicks", partitions=1, replication_factor=3)
+        self.leader, self.followers = _followers(cluster, "clicks")
+        self.committed = self.rng.randint(3, 8)
+        self.alone = self.rng.randint(2, 6)
+        self.client = DrillClient(cluster, "clicks-producer")
+        expect_ok(self.client.produce("clicks", 0, [f"click {i}".encode() for i in range(self.committed)]))
+        self.describe = cluster.describe_topic("clicks")
+        self.leader_choices = ("none: the partition is offline",
+                               *(f"broker {b}" for b in self.followers))
+
+    def scene(self):
+        first, second = self.followers
+        return (f"{self.describe}\n\nclicks-0 holds {self.committed} records on every replica. "
+                f"When you run the drill: brokers {first} and {second} crash; the leader, broker "
+                f"{self.leader}, keeps accepting records alone and acknowledges {self.alone} more "
+                f"(acks=1); then broker {self.leader} crashes too, and brokers {first} and "
+                f"{second} restart. Later an operator sets unclean.leader.election.enable=true on "
+                f"the topic and runs kafka-leader-election.sh --election-type unclean.")
+
+    def questions(self):
+        first, second = self.followers
+        return [
+            Question("leader-after-restart", f"Once brokers {first} and {second} are back (broker "
+                     f"{self.leader} still down), who leads clicks-0?", "choice",
+                     choices=self.leader_choices),
+            Question("unclean-leader", "Which broker does the unclean election make leader?",
+                     "node", choices=(1, 2, 3)),
+            Question("lost", f"How many of the {self.committed + self.alone} acknowledged records "
+                     f"are lost?", "number"),
+        ]
+
+    def run(self, cluster):
+        seq, start = cluster.events.last_seq, now(cluster)
+        for follower in self.followers:
+            cluster.kill(follower)
+        wait_for(cluster, lambda: cluster.isr("clicks", 0) == [self.leader], 15_000,
+                 "the ISR shrinks to the leader")
+        for i in range(self.alone):
+            expect_ok(self.client.produce("clicks", 0, [f"late click {i}".encode()], acks=1))
+        cluster.kill(self.leader)
+        for follower in self.followers:
+            cluster.restart(follower)
+        if not settle(cluster, lambda: all(cluster.snapshot().node(b).state == "alive"
+                                           for b in self.followers), 20_000):
+            raise RuntimeError("the restarted followers did not come back")
+        cluster.run_for(2_000)
+        offline = cluster.leader("clicks", 0)
+        before = events_text(cluster, seq, EVENT_KINDS, start) + ["", cluster.describe_topic("clicks")]
+        seq = cluster.events.last_seq
+        cluster.alter_topic_config("clicks", set={"unclean.leader.election.enable": "true"})
+        cluster.elect_leaders("unclean", [("clicks", 0)])
+        wait_for(cluster, lambda: cluster.leader("clicks", 0) is not None, 10_000,
+                 "the unclean election")
+        cluster.run_for(1_000)
+        readable = len(self.client.read("clicks", 0))
+        chosen = cluster.leader("clicks", 0)
+        labels = dict(zip([None] + self.followers, self.leader_choices))
+        self.expected = {"leader-after-restart": labels.get(offline, f"broker {offline}"),
+                         "unclean-leader": chosen,
+                         "lost": self.committed + self.alone - readable}
+        self.facts.update(chosen=chosen, readable=readable)
+        after = events_text(cluster, seq, EVENT_KINDS, start)
+        return before + ["", *after, "", f"after the unclean election a consumer reads {readable} "
+                                         f"records"]
+
+    def hints(self):
+        return ["By default (unclean.leader.election.enable=false) only an in-sync replica may "
+                "become leader.",
+                "An unclean election takes a live replica in assignment order, whatever it holds."]
+
+    def explain(self):
+        first, second = self.followers
+        return (f"When brokers {first} and {second} died, the leader dropped them from the ISR and "
+                f"went on alone: the {self.alone} acks=1 records existed only on broker "
+                f"{self.leader}. With broker {self.leader} dead, no in-sync replica was alive, and "
+                f"Kafka does not elect an out-of-sync replica unless allowed: Leader: none, the "
+                f"partition was offline although two of its brokers were running. The unclean "
+                f"election took the first live replica of the assignment, broker "
+                f"{self.facts['chosen']}, with the records it had: {self.facts['readable']}. The "
+                f"{self.expected['lost']} records only broker {self.leader} had are lost for good "
+                f"(it truncates them when it returns). Availability came back at the price of "
+                f"durability; restarting broker {self.leader} instead would have lost nothing.")

@@ -1,0 +1,98 @@
+"""The scoreboard: one JSON line per graded drill, in a file a teacher can collect.
+
+Theory of operation
+-------------------
+When a drill is graded it appends one line to a scores file::
+
+    {"learner": "ada", "drill": "leader-crash", "kind": "predict", "seed": 3,
+     "answers": {"new-leader": 2, ...}, "correct": {"new-leader": true, ...},
+     "score": 5, "max": 6, "hints": 1, "time_s": 184.2, "at": "2026-01-05T09:14:02Z"}
+
+Where the file is:
+
+* ``MINIKAFKA_SCOREBOARD`` names a folder (it exists, or the value ends with
+  ``/``): the line goes to ``<folder>/<learner>.jsonl``.  A class on a
+  JupyterHub shares one folder; each learner writes only their own file, so
+  no two kernels append to the same file.
+* ``MINIKAFKA_SCOREBOARD`` names a file: the line goes there.
+* Otherwise a per-user default: ``$XDG_DATA_HOME/minikafka/scores.jsonl``
+  (``~/.local/share/minikafka/scores.jsonl``).
+
+A path that cannot be written is refused when the drill starts, in one line,
+before any cluster runs.  Appending is one ``write`` of one line in append
+mode, so a crash never leaves half a line behind another learner's.
+
+Not a Kafka concept: the teaching layer's records.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from minikafka.drills.question import DrillError
+
+ENV_VAR = "MINIKAFKA_SCOREBOARD"
+
+
+def default_learner() -> str:
+    """Who is playing: ``JUPYTERHUB_USER`` on a hub, else the login name."""
+    name = os.environ.get("JUPYTERHUB_USER") or ""
+    if not name:
+        try:
+            name = getpass.getuser()
+        except (KeyError, OSError):
+            name = "learner"
+    return name
+
+
+def _file_name(learner: str) -> str:
+    # A learner's name becomes a file name: keep it readable, never a path.
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", learner).strip("._") or "learner"
+    return f"{safe}.jsonl"
+
+
+def scoreboard_path(learner: str, path: str | os.PathLike | None = None) -> Path:
+    """Where ``learner``'s scores go: ``path`` if given, else ``MINIKAFKA_SCOREBOARD``,
+    else the per-user default (see the module docstring for folders and files)."""
+    chosen = os.fspath(path) if path is not None else os.environ.get(ENV_VAR, "")
+    if not chosen:
+        base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local",
+                                                              "share")
+        return Path(base) / "minikafka" / "scores.jsonl"
+    target = Path(chosen).expanduser()
+    if target.is_dir() or chosen.endswith(("/", os.sep)):
+        return target / _file_name(learner)
+    return target
+
+
+def check_writable(path: Path) -> None:
+    """Refuse, in one line, a scores file that could not be appended to."""
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise DrillError(f"Cannot write scores to {path}: cannot create {folder} "
+                         f"({error.strerror}); set {ENV_VAR} to a writable file or folder") from None
+    if path.is_dir():
+        raise DrillError(f"Cannot write scores to {path}: it is a folder; set {ENV_VAR} to a "
+                         f"file, or to a folder ending with '/'")
+    writable = os.access(path, os.W_OK) if path.exists() else os.access(folder, os.W_OK | os.X_OK)
+    if not writable:
+        raise DrillError(f"Cannot write scores to {path}: permission denied; set {ENV_VAR} "
+                         f"to a writable file or folder")
+
+
+def append_score(path: Path, record: dict[str, Any]) -> None:
+    """Append one record as one JSON line."""
+    line = json.dumps(record, sort_keys=False, separators=(", ", ": ")) + "\n"
+    try:
+        with open(path, "a", encoding="utf-8") as scores:
+            scores.write(line)
+    except OSError as error:
+        raise DrillError(f"Cannot write scores to {path}: {error.strerror}; set {ENV_VAR} to a "
+                         f"writable file or folder (the grade itself is in drill.result)") from None
