@@ -101,9 +101,14 @@ def load_scores(*paths: str | os.PathLike) -> tuple[list[Attempt], list[str]]:
             if not line.strip():
                 continue
             try:
-                attempts.append(_attempt(json.loads(line), str(path)))
-            except ValueError as error:        # json.JSONDecodeError is a ValueError
-                problems.append(f"{path} line {number}: skipped ({str(error).splitlines()[0]})")
+                record = json.loads(line)
+            except ValueError:
+                problems.append(f"{path} line {number}: skipped (not JSON)")
+                continue
+            try:
+                attempts.append(_attempt(record, str(path)))
+            except ValueError as error:
+                problems.append(f"{path} line {number}: skipped ({error})")
     return attempts, problems
 
 

@@ -105,14 +105,12 @@ class WrongAdvertisedListener(Scenario):
         return outcomes
 
     def _advertised_port(self, cluster) -> int:
-        from kafka.admin import KafkaAdminClient
-        admin = KafkaAdminClient(bootstrap_servers=f"{cluster.layout.host}:"
-                                                   f"{cluster.layout.broker_ports[self.entry]}")
-        try:
-            brokers = admin.describe_cluster()["brokers"]
-        finally:
-            admin.close()
-        return next(b["port"] for b in brokers if b["broker_id"] == self.victim)
+        """The port the victim advertises, as a DescribeCluster answer gives it to any client."""
+        from minikafka.network.codec import request_class
+        from minikafka.network.inprocess import InProcessConnection
+        request = request_class(60)[0](include_cluster_authorized_operations=False)
+        answer = InProcessConnection(cluster, self.entry, "probe").send(request)
+        return next(b.port for b in answer.brokers if b.broker_id == self.victim)
 
     def hints(self):
         return ["Bootstrap needs one reachable broker; after that the client connects to each "

@@ -73,6 +73,9 @@ def scoreboard_path(learner: str, path: str | os.PathLike | None = None) -> Path
 def check_writable(path: Path) -> None:
     """Refuse, in one line, a scores file that could not be appended to."""
     folder = path.parent
+    if folder.exists() and not folder.is_dir():
+        raise DrillError(f"Cannot write scores to {path}: {folder} is a file, not a folder; set "
+                         f"{ENV_VAR} to a writable file or folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:

@@ -23,15 +23,17 @@ def learn(drill_id, seed):
         return questions, expected, result
 
 
-def play(drill_id, seed, answers, repair=None, **options):
-    """Play with ``answers`` (predictions before the run, diagnoses after it); the graded result
-    and the questions the drill asked."""
+def play(drill_id, seed, answers, repair=None, diagnose=None, **options):
+    """Play with ``answers`` (predictions before the run, diagnoses after it; ``diagnose(drill)``
+    may find more after the run); the graded result and the questions the drill asked."""
     with start(drill_id, seed, **options) as drill:
         questions = [(q.id, q.text, q.type, q.choices, q.when) for q in drill.questions]
         for question in drill.questions:
             if question.when == "before" and question.id in answers:
                 drill.answer(question.id, answers[question.id])
         drill.run()
+        if callable(diagnose):
+            answers = {**answers, **diagnose(drill)}
         for question in drill.questions:
             if question.when == "after" and question.id in answers:
                 drill.answer(question.id, answers[question.id])
@@ -83,3 +85,44 @@ def repair_empty_new_broker(drill):
 REPAIRS = {"offline-partition": repair_offline_partition,
            "unbalanced-leaders": repair_unbalanced_leaders,
            "empty-new-broker": repair_empty_new_broker}
+
+
+# ---------------------------------------------------------------------------- the checks every drill passes
+def check_answers_are_graded(drill_id, seed=1):
+    """Right answers get full marks, wrong or missing ones less; the same seed asks the same
+    questions and expects the same answers.  Returns the learned (questions, expected)."""
+    questions, expected, unanswered = learn(drill_id, seed)
+    assert unanswered["max"] > 0
+    assert unanswered["score"] < unanswered["max"], "an unanswered drill must not get full marks"
+    repair = REPAIRS.get(drill_id)
+    full, asked = play(drill_id, seed, expected, repair=repair)
+    assert asked == questions, "the same seed must ask the same questions"
+    assert {q: a["expected"] for q, a in full["answers"].items() if q in dict.fromkeys(
+        x[0] for x in questions)} == {q: expected[q] for q, *_ in questions}, \
+        "the same seed must produce the same answers"
+    assert full["score"] == full["max"], full
+    if questions:
+        kinds = {q.id: q for q in start_questions(drill_id, seed)}
+        mistaken = {qid: wrong(kinds[qid], expected[qid]) for qid, *_ in questions}
+        graded, _ = play(drill_id, seed, mistaken)
+        assert not any(graded["answers"][qid]["correct"] for qid, *_ in questions), graded
+        assert graded["score"] < full["score"]
+    return questions, expected
+
+
+def start_questions(drill_id, seed):
+    with start(drill_id, seed) as drill:
+        return drill.questions
+
+
+def check_variants(drill_id, seeds=range(2, 9)):
+    """Another seed gives another variant: other questions, other answers, or (a fix drill) another
+    broken state to repair."""
+    def variant(seed):
+        questions, _, result = learn(drill_id, seed)
+        return questions, {q: (a["given"], a["expected"]) for q, a in result["answers"].items()}
+    base = variant(1)
+    for seed in seeds:
+        if variant(seed) != base:
+            return seed
+    raise AssertionError(f"{drill_id}: seeds {list(seeds)} all repeat seed 1's drill")

@@ -1,0 +1,52 @@
+"""The durability drills (minikafka/drills/durability_drills.py), played headless."""
+
+import pytest
+
+from tests.drills.drill_harness import check_answers_are_graded, check_variants, start
+
+DRILLS = ["isr-not-enough-replicas", "acks1-data-loss", "unclean-election"]
+
+
+@pytest.mark.parametrize("drill_id", DRILLS)
+def test_right_answers_full_marks_wrong_or_missing_less_same_seed_same_drill(drill_id):
+    check_answers_are_graded(drill_id)
+
+
+@pytest.mark.parametrize("drill_id", DRILLS)
+def test_another_seed_gives_a_variant(drill_id):
+    check_variants(drill_id)
+
+
+@pytest.mark.parametrize("seed, min_isr, cut", [(1, 2, 2), (3, 3, 1), (8, 2, 1)])
+def test_not_enough_replicas_depends_on_min_insync_and_the_followers_left(seed, min_isr, cut):
+    with start("isr-not-enough-replicas", seed) as drill:
+        assert (drill.scenario.min_isr, drill.scenario.cut) == (min_isr, cut)
+        drill.run()
+        expected = drill.scenario.expected
+        left = 3 - cut
+        assert expected["isr-after"] == left
+        assert expected["first-produce"] == ("NONE" if left >= min_isr else
+                                             "NOT_ENOUGH_REPLICAS_AFTER_APPEND")
+        assert expected["second-produce"] == ("NONE" if left >= min_isr else "NOT_ENOUGH_REPLICAS")
+        assert expected["first-readable"] is True     # appended either way, then committed
+        # the answer waited for the leader to drop the cut-off followers
+        assert drill.scenario.facts["waited"] >= drill.cluster.timing.ms("replica.lag.time.max.ms")
+
+
+def test_acks1_records_are_lost_and_truncated_by_the_returning_leader():
+    with start("acks1-data-loss", 2) as drill:
+        drill.run()
+        expected, scenario = drill.scenario.expected, drill.scenario
+        assert expected["survivors"] == 0
+        assert expected["truncated"] == scenario.unreplicated
+        assert expected["new-leader"] in scenario.followers
+
+
+def test_unclean_election_is_offline_first_then_loses_what_only_the_old_leader_had():
+    with start("unclean-election", 1) as drill:
+        drill.run()
+        expected, scenario = drill.scenario.expected, drill.scenario
+        assert expected["leader-after-restart"] == "none: the partition is offline"
+        assert expected["lost"] == scenario.alone
+        replicas = drill.cluster.replicas("clicks", 0)
+        assert expected["unclean-leader"] == next(b for b in replicas if b != scenario.leader)

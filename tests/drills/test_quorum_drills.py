@@ -1,0 +1,43 @@
+"""The KRaft quorum drills (minikafka/drills/quorum_drills.py), played headless."""
+
+import pytest
+
+from tests.drills.drill_harness import check_answers_are_graded, check_variants, start
+
+DRILLS = ["controller-crash", "controller-majority-lost"]
+
+
+@pytest.mark.parametrize("drill_id", DRILLS)
+def test_right_answers_full_marks_wrong_or_missing_less_same_seed_same_drill(drill_id):
+    check_answers_are_graded(drill_id)
+
+
+@pytest.mark.parametrize("drill_id", DRILLS)
+def test_another_seed_gives_a_variant(drill_id):
+    check_variants(drill_id)
+
+
+def test_the_data_keeps_flowing_while_the_controllers_elect():
+    with start("controller-crash", 1) as drill:
+        old_epoch = drill.scenario.old_epoch
+        drill.run()
+        expected = drill.scenario.expected
+        assert expected["produce-during-election"] is True
+        assert expected["leaders-changed"] == 0
+        assert expected["votes-needed"] == drill.scenario.controllers // 2 + 1
+        assert expected["new-epoch"] > old_epoch
+
+
+def test_a_lost_majority_stops_topic_creation_but_not_writes():
+    for seed in (1, 2):
+        with start("controller-majority-lost", seed) as drill:
+            drill.run()
+            expected, scenario = drill.scenario.expected, drill.scenario
+            dead = [n.node_id for n in drill.cluster.snapshot().controllers if n.process == "dead"]
+            assert expected["down"] == dead and len(dead) > scenario.controllers // 2
+            assert expected["writes-ok"] is True
+            assert "Timed out waiting for a node assignment. Call: createTopics" in scenario.facts["created"]
+            assert drill.cluster.active_controller is None
+            for controller in dead[:expected["restarts-needed"]]:
+                drill.cluster.restart(controller)
+            assert drill.cluster.wait_until(lambda: drill.cluster.active_controller is not None, 20_000)
