@@ -28,6 +28,12 @@ Widgets (ipywidgets; safe to update from the cluster's thread):
   side (log end offset, high watermark, ISR), live; `replica_table(snapshot,
   topic, partition)` is the same table as text.
 
+Drills (`minikafka.drills`): `DrillPanel(drill)` shows a drill's questions
+with answer controls, the lock, a clock, hints and the graded explanation,
+beside the cluster's `Dashboard`; `TeacherView(folder)` shows a class's
+scores per drill and per learner, with CSV export (`teacher_html` without a
+widget).
+
 The KRaft election stepper needs no cluster: `QuorumStepper(controllers=3,
 seed=7)` runs a quorum of controllers in virtual time with the engine's own
 raft code, stepped by hand (headless, or displayed as a `QuorumStepperView`);
@@ -36,6 +42,7 @@ pre-vote, isolated leader).
 """
 
 from widgets.dashboard import Dashboard
+from widgets.drill_panel import DrillPanel
 from widgets.exercise import check_answer
 from widgets.event_log_view import EventLogView, format_event
 from widgets.failure_panel import FailurePanel
@@ -46,6 +53,7 @@ from widgets import quorum_scenarios
 from widgets.quorum_stepper import QuorumStepper, QuorumStepperError
 from widgets.quorum_stepper_view import QuorumStepperView
 from widgets.replica_view import ReplicaView, replica_table
+from widgets.teacher_view import TeacherView, teacher_html
 from widgets.render import (DOT_MISSING_MESSAGE, TopologyDiagram, dot_available,
                             topology_diagram, topology_html)
 from widgets.topology import topology_dot
@@ -55,6 +63,7 @@ from widgets.topology_view import TopologyView
 __all__ = [
     "DOT_MISSING_MESSAGE",
     "Dashboard",
+    "DrillPanel",
     "EventLogView",
     "FailurePanel",
     "OperatorView",
@@ -62,6 +71,7 @@ __all__ = [
     "QuorumStepperError",
     "QuorumStepperView",
     "ReplicaView",
+    "TeacherView",
     "TopologyDiagram",
     "TopologyView",
     "check_answer",
@@ -71,6 +81,7 @@ __all__ = [
     "operator_text",
     "quorum_scenarios",
     "replica_table",
+    "teacher_html",
     "topology_diagram",
     "topology_dot",
     "topology_html",

@@ -166,10 +166,22 @@ class Drill:
             return None
         return max(0.0, self.time_limit_s - (self._clock() - self._started_at))
 
-    def _check_time(self) -> None:
+    def elapsed_s(self) -> float:
+        """Seconds since the drill started (until it was graded)."""
+        if self.result is not None:
+            return self.result["time_s"]
+        return self._clock() - self._started_at if self._started_at else 0.0
+
+    def time_up(self) -> bool:
+        """Whether the time limit has run out; if so, every answer is locked from now on."""
         left = self.remaining_s()
         if left is not None and left <= 0:
             self.locked_before = self.locked = True
+            return True
+        return False
+
+    def _check_time(self) -> None:
+        if self.time_up():
             raise DrillError(f"Time is up: the answers of {self.id!r} were locked after "
                              f"{self.time_limit_s:g} s")
 

@@ -3,7 +3,7 @@
 import pytest
 
 from minikafka import Cluster
-from minikafka.drills.drill_client import DrillClient, partition_for_key
+from minikafka.drills.drill_client import DrillClient
 
 
 @pytest.fixture(scope="module")
@@ -30,10 +30,3 @@ def test_produce_answers_with_kafkas_error_names_and_read_gets_what_a_consumer_g
     assert (refused.ok, refused.error, refused.base_offset) == (False, "NOT_ENOUGH_REPLICAS", -1)
     assert client.produce("payments", 0, [b"c"], acks=1).ok
     cluster.restart(follower)
-
-
-def test_keys_pick_partitions_as_the_java_clients_default_partitioner():
-    # murmur2 is kafka-python's port of the Java client's; the choice is its positive hash modulo n.
-    from kafka.partitioner.default import murmur2
-    for key in (b"customer-1", b"", b"\xff\x00"):
-        assert partition_for_key(key, 7) == (murmur2(key) & 0x7FFFFFFF) % 7

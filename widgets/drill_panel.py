@@ -1,0 +1,218 @@
+"""`DrillPanel`: a drill on screen: the question, the answer controls, the lock, the clock, the verdict.
+
+Theory of operation
+-------------------
+The panel is a face for a `minikafka.drills.Drill`; every control calls the
+drill's own API, so the panel and a headless script grade the same way:
+
+* each question gets a control of its type: a drop-down for choices, True
+  or False and one node id ("(no answer)" withdraws), a multiple selection
+  for a set of node ids, a text box for numbers (``3``, or ``0, 2`` for a
+  set); a change calls ``drill.answer`` at once;
+* the buttons follow the drill's life: **Lock and run** (a predict drill:
+  the predictions lock, then the fault plays) or **Run the drill** (a
+  diagnose or fix drill: the fault plays, then the learner investigates);
+  **Check health** (fix drills); **Hint (-1 point)**; **Lock and grade**,
+  which shows each answer against the run's own answer, the score and the
+  explanation;
+* the clock shows the time left when the drill has a time limit (the
+  answers lock when it runs out; the engine enforces it), else the time
+  spent (``clock_label=False`` hides it);
+* a refused answer (wrong type, too late) never raises into the kernel: the
+  status line shows the one-line reason, and ``panel.last_error`` keeps it;
+* the cluster's `Dashboard` (diagram, fault buttons, event log) sits beside
+  the drill unless ``dashboard=False``.
+
+``tick_s=None`` stops the clock's thread (tests call `tick` themselves).
+The ``repr`` is deterministic, for nbval.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from typing import Any, Callable
+
+import ipywidgets
+
+NO_ANSWER = "(no answer)"
+
+
+def _pre(text: str) -> str:
+    return f'<pre style="white-space:pre-wrap;margin:0">{html.escape(text)}</pre>'
+
+
+def parse_numbers(text: str, many: bool) -> Any:
+    """What a learner typed into a number box: ``3`` -> 3, ``0, 2`` -> [0, 2], blank -> None;
+    anything else is handed on as text, so the drill explains what it expected."""
+    text = text.strip()
+    if not text:
+        return None
+    parts = [p.strip() for p in text.replace(";", ",").split(",") if p.strip()]
+    try:
+        values = [int(p) for p in parts]
+    except ValueError:
+        return text
+    return values if many else values[0] if len(values) == 1 else text
+
+
+class DrillPanel(ipywidgets.HBox):
+    def __init__(self, drill: Any, *, dashboard: bool = True, tick_s: float | None = 1.0,
+                 clock_label: bool = True):
+        from minikafka.drills.question import DrillError
+        self.drill = drill
+        self._refused = (DrillError, )
+        self.last_error: str | None = None          # the last refused action, in one line
+        self.controls: dict[str, ipywidgets.Widget] = {}
+        self.status = ipywidgets.HTML()
+        self.clock = ipywidgets.HTML()
+        self.story = ipywidgets.HTML()
+        self.hints = ipywidgets.HTML()
+        self.verdict = ipywidgets.HTML()
+        self.buttons = self._make_buttons()
+        rows = [self._question_row(q) for q in drill.questions]
+        head = ipywidgets.HTML(f"<b>{html.escape(drill.title)}</b> · {drill.kind} · after lesson "
+                               f"{drill.info.lesson} · seed {html.escape(repr(drill.seed))}")
+        brief = ipywidgets.HTML(_pre(drill.scenario.scene()))
+        task = [ipywidgets.HTML(_pre("Fix: " + drill.scenario.task()))] if drill.kind == "fix" else []
+        side = ipywidgets.VBox([head, brief, *task, *rows,
+                                ipywidgets.HBox(list(self.buttons.values()),
+                                                layout=ipywidgets.Layout(flex_flow="row wrap")),
+                                self.clock if clock_label else ipywidgets.HTML(), self.status,
+                                self.hints, self.story, self.verdict],
+                               layout=ipywidgets.Layout(flex="1 1 28em", min_width="24em"))
+        self.dashboard = None
+        children: list[ipywidgets.Widget] = [side]
+        if dashboard and drill.cluster is not None:
+            from widgets.dashboard import Dashboard
+            self.dashboard = Dashboard(drill.cluster)
+            self.dashboard.layout.flex = "2 1 36em"
+            children.append(self.dashboard)
+        super().__init__(children=children, layout=ipywidgets.Layout(flex_flow="row wrap",
+                                                                     width="100%"))
+        self._stop = threading.Event()
+        self._thread = None
+        self._refresh()
+        if tick_s is not None:
+            self._thread = threading.Thread(target=self._tick_loop, args=(tick_s,), daemon=True,
+                                            name=f"drill-clock-{drill.id}")
+            self._thread.start()
+
+    # ------------------------------------------------------------------ building
+    def _make_buttons(self) -> dict[str, ipywidgets.Button]:
+        specs = [("run", "Lock and run" if self.drill.kind == "predict" else "Run the drill",
+                  "primary", self._run)]
+        if self.drill.kind == "fix":
+            specs.append(("check", "Check health", "info", self._check))
+        specs += [("hint", "Hint (-1 point)", "warning", self._hint),
+                  ("grade", "Lock and grade", "success", self._grade)]
+        buttons = {}
+        for key, description, style, action in specs:
+            button = ipywidgets.Button(description=description, button_style=style,
+                                       layout=ipywidgets.Layout(width="auto"))
+            button.on_click(lambda _b, act=action, text=description: self._act(text, act))
+            buttons[key] = button
+        return buttons
+
+    def _question_row(self, question) -> ipywidgets.VBox:
+        if question.type in ("choice", "bool", "node"):
+            options = [(NO_ANSWER, None)] + [(str(c), c) for c in question.choices]
+            control = ipywidgets.Dropdown(options=options, value=None,
+                                          layout=ipywidgets.Layout(width="auto"))
+            read = lambda: control.value                                     # noqa: E731
+        elif question.type == "nodes":
+            control = ipywidgets.SelectMultiple(options=list(question.choices), value=())
+            read = lambda: list(control.value) if control.value else None    # noqa: E731
+        else:
+            control = ipywidgets.Text(placeholder="0, 2" if question.type == "numbers" else "a number",
+                                      continuous_update=False)
+            read = lambda: parse_numbers(control.value, question.type == "numbers")  # noqa: E731
+        control.observe(lambda _change: self._act(f"Answer to {question.id}",
+                                                  lambda: self.drill.answer(question.id, read())),
+                        names="value")
+        self.controls[question.id] = control
+        when = "predict before the run" if question.when == "before" else "answer after the run"
+        label = ipywidgets.HTML(f"<b>{html.escape(question.id)}</b> ({when}): "
+                                f"{html.escape(question.text)}")
+        return ipywidgets.VBox([label, control])
+
+    # ------------------------------------------------------------------ actions
+    def _act(self, description: str, action: Callable[[], Any]) -> None:
+        """Call the drill; a refusal is shown in one line, never raised into the kernel."""
+        try:
+            action()
+        except self._refused as refusal:
+            self.last_error = str(refusal)
+            self.status.value = f'<span style="color:#b71c1c">{html.escape(self.last_error)}</span>'
+        else:
+            self.last_error = None
+            self.status.value = ""
+        self._refresh()
+
+    def _run(self) -> None:
+        self.story.value = "<i>running...</i>"
+        self.story.value = _pre(self.drill.run())
+
+    def _check(self) -> None:
+        self.verdict.value = _pre(self.drill.check())
+
+    def _hint(self) -> None:
+        hint = self.drill.hint()
+        self.hints.value += _pre(f"Hint {self.drill.hints_used}: {hint}")
+
+    def _grade(self) -> None:
+        self.drill.grade()
+        self.verdict.value = _pre(self.drill.report())
+
+    # ------------------------------------------------------------------ state on screen
+    def _refresh(self) -> None:
+        drill = self.drill
+        state = drill.state
+        for question in drill.questions:
+            locked = (state not in ("ready", "ran") or drill.locked
+                      or (question.when == "before" and drill.locked_before)
+                      or (question.when == "after" and state == "ready"))
+            self.controls[question.id].disabled = locked
+        self.buttons["run"].disabled = state != "ready"
+        self.buttons["grade"].disabled = state != "ran"
+        self.buttons["hint"].disabled = state not in ("ready", "ran")
+        if "check" in self.buttons:
+            self.buttons["check"].disabled = state != "ran"
+        self.tick()
+
+    def tick(self) -> None:
+        """Update the clock; when the time limit has run out, lock the answers."""
+        drill = self.drill
+        if drill.state not in ("ready", "ran"):
+            self.clock.value = ""
+            return
+        if drill.time_up():
+            for control in self.controls.values():
+                control.disabled = True
+            self.clock.value = "<b>Time is up:</b> the answers are locked"
+            return
+        left = drill.remaining_s()
+        shown, word = (left, "left") if left is not None else (drill.elapsed_s(), "spent")
+        minutes, seconds = divmod(int(shown + (0.999 if left is not None else 0)), 60)
+        self.clock.value = f"Time {word}: {minutes}:{seconds:02d}"
+
+    def _tick_loop(self, tick_s: float) -> None:
+        while not self._stop.wait(tick_s):
+            try:
+                self.tick()
+            except Exception:       # a clock must never take the kernel down
+                return
+
+    def close(self) -> None:
+        """Stop the clock and close the dashboard (the drill itself stays; drill.close() ends it)."""
+        stop = getattr(self, "_stop", None)
+        if stop is not None:
+            stop.set()
+        dashboard = getattr(self, "dashboard", None)
+        if dashboard is not None:
+            dashboard.close()
+        super().close()
+
+    def __repr__(self) -> str:
+        return (f"DrillPanel(drill={self.drill.id!r}, seed={self.drill.seed!r}, "
+                f"questions={len(self.drill.questions)})")
