@@ -63,10 +63,12 @@ test-python:
 	$(PY) -m pytest -n $(JOBS) --dist loadfile -ra -m "not spark and not browser and not slow" $(PYTEST_ARGS) tests; \
 	$(PY) -m pytest -ra -m "spark or browser or slow" $(PYTEST_ARGS) tests
 
-# Every lesson in strict nbval mode; one worker owns a whole notebook (loadscope)
-# because all cells of a notebook share one kernel.
+# Every lesson and drill notebook in strict nbval mode; one worker owns a whole
+# notebook (loadscope) because all cells of a notebook share one kernel.  Graded
+# drills append to a scores file: here a throw-away folder, not the user's own.
 test-lessons:
-	@shopt -s nullglob; notebooks=(lessons/*.ipynb); \
+	@shopt -s nullglob; notebooks=(lessons/*.ipynb lessons/drills/*.ipynb); \
+	scores=$$(mktemp -d); trap 'rm -rf "$$scores"' EXIT; export MINIKAFKA_SCOREBOARD="$$scores/"; \
 	if [[ $${#notebooks[@]} -eq 0 ]]; then echo "No lessons/*.ipynb yet: notebook step skipped."; exit 0; fi; \
 	sanitize=""; [[ ! -f lessons/nbval_sanitize.cfg ]] || sanitize="--nbval-sanitize-with lessons/nbval_sanitize.cfg"; \
 	$(LOAD_SYSTEM_DEPS); \
