@@ -39,6 +39,7 @@ def test_wrong_advertised_listener_is_diagnosed_from_the_clients_view():
     assert asked == questions
     assert result["answers"]["broken-broker"]["expected"] == expected["broken-broker"]
     assert result["answers"]["failing-partitions"]["expected"] == expected["failing-partitions"]
+    assert result["answers"]["advertised-port"]["expected"] == expected["advertised-port"]  # seeded
     assert result["score"] == result["max"]
 
 
