@@ -9,6 +9,7 @@ Public API (what lessons and widgets import):
 * `TimingProfile`, `TEACHING`, `KAFKA` -- the time settings in force;
 * `replay_metadata`, `MetadataRecordEntry` -- read and replay the metadata log;
 * `TopicPartition`, `Uuid`, `Errors`, `KafkaException` -- Kafka's vocabulary.
+* `minikafka.drills` -- classroom failure drills (``from minikafka import drills``).
 
 Everything else is implementation, organised by Kafka concept (see
 ``docs/architecture.md``).
