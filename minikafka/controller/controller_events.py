@@ -150,6 +150,11 @@ def _leader_and_isr_event(name, topic, index, old, new) -> ControllerEvent:
         # only the ISR moved: say so without a "leader 1 -> 1" that reads like an election
         text = (f"{name} ISR {format_replicas(old.isr)} -> {format_replicas(new.isr)} "
                 f"(leader {format_leader(new.leader)}, epoch {new.leader_epoch})")
+    elif old.leader == new.leader:
+        # the same leader in a new epoch (e.g. a reassignment removed replicas): no election
+        text = (f"{name} leader epoch {old.leader_epoch} -> {new.leader_epoch} (leader "
+                f"{format_leader(new.leader)} unchanged), ISR {format_replicas(old.isr)} -> "
+                f"{format_replicas(new.isr)}")
     else:
         text = (f"{name} leader {format_leader(old.leader)} -> {format_leader(new.leader)}, "
                 f"epoch {old.leader_epoch} -> {new.leader_epoch}, "
