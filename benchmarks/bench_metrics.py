@@ -140,7 +140,7 @@ def engine_produce(blocks: int, requests: int) -> dict:
     cluster, metrics on and off in turn; CPU time per request of each block."""
     from minikafka import Cluster
     from minikafka.network.codec import request_class
-    from minikafka.network.inprocess import InProcessConnection
+    from minikafka.drivers.inprocess import InProcessConnection
     from minikafka.record.memory_records import SimpleRecord, build_batch
     produce = request_class(0)
     cluster = Cluster(brokers=3, controllers=1, seed=7, simulated=True).start()

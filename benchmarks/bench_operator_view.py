@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from minikafka.cluster import Cluster  # noqa: E402
 from minikafka.network.codec import request_class  # noqa: E402
-from minikafka.network.inprocess import InProcessConnection  # noqa: E402
+from minikafka.drivers.inprocess import InProcessConnection  # noqa: E402
 from minikafka.record.memory_records import SimpleRecord, build_batch  # noqa: E402
 from widgets.dashboard import Dashboard  # noqa: E402
 from widgets.failure_panel import FailurePanel  # noqa: E402

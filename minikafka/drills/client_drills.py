@@ -121,7 +121,7 @@ class WrongAdvertisedListener(Scenario):
     def _advertised_port(self, cluster) -> int:
         """The port the victim advertises, as a DescribeCluster answer gives it to any client."""
         from minikafka.network.codec import request_class
-        from minikafka.network.inprocess import InProcessConnection
+        from minikafka.drivers.inprocess import InProcessConnection
         request = request_class(60)[0](include_cluster_authorized_operations=False)
         answer = InProcessConnection(cluster, self.entry, "probe").send(request)
         return next(b.port for b in answer.brokers if b.broker_id == self.victim)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from minikafka.common.errors import Errors
 from minikafka.network.codec import request_class
-from minikafka.network.inprocess import ConnectionClosed, InProcessConnection
+from minikafka.drivers.inprocess import ConnectionClosed, InProcessConnection
 from minikafka.record.memory_records import SimpleRecord, build_batch, decode_records
 
 Produce, Fetch = request_class(0), request_class(1)

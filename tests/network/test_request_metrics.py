@@ -3,7 +3,7 @@
 import pytest
 
 from minikafka.cluster import Cluster
-from minikafka.network.inprocess import InProcessConnection
+from minikafka.drivers.inprocess import InProcessConnection
 from tests.client_batches import client_batch
 from tests.network.handlers.dataplane_harness import Fetch, Metadata, Produce, cluster_topic_id
 

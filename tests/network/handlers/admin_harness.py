@@ -12,7 +12,7 @@ from minikafka.cluster import Cluster
 from minikafka.coordinator.group_coordinator import partition_for
 from minikafka.network.api_versions import ADVERTISED_API_VERSIONS
 from minikafka.network.codec import request_class
-from minikafka.network.inprocess import InProcessConnection
+from minikafka.drivers.inprocess import InProcessConnection
 
 FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup = (request_class(k) for k in (10, 11, 12, 13, 14))
 OffsetCommit, OffsetFetch = request_class(8), request_class(9)

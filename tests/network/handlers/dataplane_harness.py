@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from minikafka.cluster import Cluster
 from minikafka.network.codec import request_class
-from minikafka.network.inprocess import InProcessConnection
+from minikafka.drivers.inprocess import InProcessConnection
 from minikafka.record.memory_records import SimpleRecord, build_batch
 
 Metadata, Produce, Fetch = request_class(3), request_class(0), request_class(1)

@@ -2,7 +2,7 @@ import pytest
 
 from minikafka.common.errors import Errors
 from minikafka.network.handlers.produce import UNVERIFIED_TXN_MESSAGE
-from minikafka.network.inprocess import ConnectionClosed, InProcessConnection
+from minikafka.drivers.inprocess import ConnectionClosed, InProcessConnection
 from minikafka.record import record_batch as rb
 from minikafka.record.compression_type import CompressionType
 from minikafka.record.memory_records import SimpleRecord, build_batch
