@@ -38,7 +38,7 @@ from minikafka.cluster_metrics import ClusterMetrics
 from minikafka.cluster_layout import (DEFAULT_FIRST_CONTROLLER_ID, SIM_BROKER_PORT,
                                       SIM_CONTROLLER_PORT, ClusterLayout, default_broker_props,
                                       existing_cluster_id, generate_cluster_id, node_ids,
-                                      parse_listener)
+                                      parse_listener, split_overrides)
 from minikafka.cluster_snapshot import build_snapshot
 from minikafka.cluster_tools import ClusterTools
 from minikafka.drivers.runtime import NodeState
@@ -74,6 +74,8 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
             raise ValueError("A cluster needs at least one broker")
         if not controller_ids:
             raise ValueError("A KRaft cluster needs at least one controller")
+        timing_profile, broker_config, self.unknown_configs = split_overrides(
+            broker_config, profile(timing))
         self.simulated = simulated
         self.seed = None if seed is None else str(seed)
         self._temporary = data_dir is None
@@ -82,7 +84,7 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
         self.layout = ClusterLayout(
             root=root, cluster_id=cluster_id,
             seed=self.seed if self.seed is not None else cluster_id,
-            timing=profile(timing), host=host, brokers=broker_ids, controllers=controller_ids,
+            timing=timing_profile, host=host, brokers=broker_ids, controllers=controller_ids,
             broker_props=default_broker_props(len(broker_ids), broker_config))
         for broker_id, text in (advertised_listeners or {}).items():
             if broker_id not in broker_ids:
@@ -260,6 +262,20 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
     # ------------------------------------------------------------------ observation
     def snapshot(self) -> ClusterSnapshot:
         return self._call(lambda: build_snapshot(self))
+
+    def non_default_configs(self) -> dict[str, str]:
+        """The settings of this cluster's ``server.properties`` that differ from Kafka's
+        defaults, by name (the timing profile's scaled timeouts included)."""
+        from minikafka.common.config.broker_configs import BROKER_CONFIG_DEF
+        from minikafka.timing import KAFKA_DEFAULTS
+        found = {}
+        for name, value in self.layout.broker_props.items():
+            if name not in BROKER_CONFIG_DEF or BROKER_CONFIG_DEF.default_string(name) != value:
+                found[name] = value
+        for name, value in self.timing.values.items():
+            if KAFKA_DEFAULTS.get(name) != value:
+                found[name] = str(value)
+        return dict(sorted(found.items()))
 
     def describe(self) -> str:
         """One paragraph about this cluster, including the timing profile in force."""

@@ -169,5 +169,43 @@ def default_broker_props(brokers: int, overrides: Mapping[str, object] | None) -
         "offsets.topic.replication.factor": str(max(1, min(3, brokers))),
     }
     for name, value in (overrides or {}).items():
-        props[name] = str(value).lower() if isinstance(value, bool) else str(value)
+        props[name] = _property_string(value)
     return props
+
+
+def _property_string(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def split_overrides(overrides: Mapping[str, object] | None,
+                    timing: TimingProfile) -> tuple[TimingProfile, dict[str, object], list[str]]:
+    """Check ``server.properties`` overrides as a Kafka node does at start-up, before anything
+    is written: a known config with a bad value raises Kafka's ``ConfigException``.  Time
+    settings the engine reads from the timing profile (``replica.lag.time.max.ms``...) go
+    into the profile; the rest stay broker properties.  Returns the profile, the remaining
+    overrides and the names Kafka would not know (a real node starts anyway and warns)."""
+    from minikafka.common.config.broker_configs import BROKER_CONFIG_DEF
+    timed, rest, unknown = {}, {}, []
+    for name, value in (overrides or {}).items():
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"A configuration name must be a non-empty string, not {name!r}")
+        text = _property_string(value)
+        if name in BROKER_CONFIG_DEF:
+            BROKER_CONFIG_DEF.parse_value(BROKER_CONFIG_DEF[name], text, True)
+        else:
+            unknown.append(name)
+        if name in timing.values:
+            timed[name] = int(timing_value(name, text))
+        else:
+            rest[name] = value
+    return (timing.with_overrides(timed, name=f"{timing.name}+overrides") if timed else timing,
+            rest, unknown)
+
+
+def timing_value(name: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        from minikafka.common.config.config_def import ConfigException
+        raise ConfigException(f"Invalid value {text} for configuration {name}: Not a number of "
+                              f"type LONG") from None

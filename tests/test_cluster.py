@@ -253,3 +253,21 @@ def test_custom_broker_ids_like_course_diagrams():
         assert sorted(c.leader("orders", p) for p in range(3)) == [101, 102, 103]
     finally:
         c.stop()
+
+
+def test_broker_config_is_checked_before_anything_is_written(tmp_path):
+    from minikafka.common.errors import ConfigException
+    with pytest.raises(ConfigException, match="Invalid value 0 for configuration num.partitions"):
+        Cluster(brokers=1, controllers=1, simulated=True, data_dir=tmp_path / "c",
+                broker_config={"num.partitions": 0})
+    assert not (tmp_path / "c").exists()
+
+
+def test_time_settings_in_broker_config_change_the_timing_profile():
+    cluster = Cluster(brokers=1, controllers=1, simulated=True,
+                      broker_config={"replica.lag.time.max.ms": 9000, "log.retention.ms": 60000})
+    assert cluster.timing.ms("replica.lag.time.max.ms") == 9000
+    assert cluster.timing.ms("broker.session.timeout.ms") == 1800          # the rest: teaching
+    assert cluster.non_default_configs()["log.retention.ms"] == "60000"
+    assert cluster.non_default_configs()["replica.lag.time.max.ms"] == "9000"
+    assert "log.segment.bytes" not in cluster.non_default_configs()

@@ -24,7 +24,51 @@ def register(sub) -> None:
     parser.add_argument("--seed", default=None, help="seed for a reproducible cluster id and placement")
     parser.add_argument("--timing", default="teaching", choices=["teaching", "kafka"],
                         help="timing profile (default: teaching, Kafka's timeouts divided by 5)")
+    parser.add_argument("--broker-ids", default=None, metavar="IDS",
+                        help="explicit broker node ids, e.g. 0,1,2 (instead of --brokers)")
+    parser.add_argument("--controller-ids", default=None, metavar="IDS",
+                        help="explicit controller node ids, e.g. 3000,3001,3002 (instead of --controllers)")
+    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                        help="a server.properties setting for every node, as kafka-server-start.sh "
+                             "--override does (repeatable)")
     parser.set_defaults(run=run)
+
+
+class UsageError(Exception):
+    """A command line that cannot be used; printed as one line."""
+
+
+def parse_ids(text: str, option: str) -> list[int]:
+    try:
+        ids = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise UsageError(f"{option} takes comma-separated integer node ids, e.g. 0,1,2; "
+                         f"got {text!r}") from None
+    if len(set(ids)) != len(ids) or any(i < 0 for i in ids):
+        raise UsageError(f"{option} must list distinct node ids >= 0; got {text!r}")
+    return ids
+
+
+def parse_overrides(items: list[str]) -> dict[str, str]:
+    """``key=value`` pairs as Kafka's ``--override`` takes them (the value may contain '=')."""
+    overrides: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"Invalid command line properties: {item}")
+        overrides[name.strip()] = value
+    return overrides
+
+
+def summary(cluster) -> list[str]:
+    """What ``minikafka up`` prints before it serves: node ids and the non-default settings."""
+    lines = [f"brokers {','.join(map(str, cluster.broker_ids))}; controllers "
+             f"{','.join(map(str, cluster.controller_ids))}; {cluster.timing.describe()}",
+             "non-default configs:"]
+    lines += [f"  {name}={value}" for name, value in cluster.non_default_configs().items()]
+    lines += [f"warning: '{name}' is not a configuration Kafka knows; it is kept in "
+              f"server.properties unchanged" for name in cluster.unknown_configs]
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,11 +77,22 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     try:
-        cluster = Cluster(brokers=args.brokers, controllers=args.controllers, combined=args.combined,
-                          data_dir=args.data_dir, seed=args.seed, port=args.port, timing=args.timing)
+        brokers = parse_ids(args.broker_ids, "--broker-ids") if args.broker_ids else args.brokers
+        controllers = (parse_ids(args.controller_ids, "--controller-ids") if args.controller_ids
+                       else args.controllers)
+        cluster = Cluster(brokers=brokers, controllers=controllers, combined=args.combined,
+                          data_dir=args.data_dir, seed=args.seed, port=args.port, timing=args.timing,
+                          broker_config=parse_overrides(args.override))
+        for line in summary(cluster):
+            print(line, file=sys.stderr)
         cluster.start()
+    except UsageError as exc:
+        print(f"minikafka up: {exc}", file=sys.stderr)
+        return 2
     except Exception as exc:
-        print(f"minikafka: {type(exc).__name__}: {exc}", file=sys.stderr)
+        java_name = getattr(exc, "java_class", None)
+        name = java_name if isinstance(java_name, str) else type(exc).__name__
+        print(f"minikafka: {name}: {exc}", file=sys.stderr)
         return 1
     print(f"bootstrap.servers={cluster.bootstrap_servers}", flush=True)
     try:
