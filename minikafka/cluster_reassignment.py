@@ -31,23 +31,13 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from minikafka.common.errors import InvalidReplicaAssignmentException, UnknownTopicOrPartitionException
+from minikafka.common.errors import UnknownTopicOrPartitionException
 
 
 def check_replicas(image, replicas: Sequence[int]) -> None:
-    if not replicas:
-        raise InvalidReplicaAssignmentException(
-            "The manual partition assignment includes an empty replica list.")
-    previous = None
-    for broker_id in sorted(replicas):
-        if image.cluster.broker(broker_id) is None:
-            raise InvalidReplicaAssignmentException(
-                f"The manual partition assignment includes broker {broker_id}, but no such broker "
-                f"is registered.")
-        if broker_id == previous:
-            raise InvalidReplicaAssignmentException(
-                f"The manual partition assignment includes the broker {broker_id} more than once.")
-        previous = broker_id
+    """The controller's own check of a replica list (empty, unknown broker, a broker twice)."""
+    from minikafka.controller.replication_control_manager import ReplicationControlManager
+    ReplicationControlManager.validate_manual_partition_assignment(image, replicas, None)
 
 
 def check_plan(image, plan: Mapping[tuple[str, int], Sequence[int] | None]) -> None:

@@ -198,7 +198,8 @@ class ReplicationControlManager(LeaderAndIsrControl, PartitionReassignmentContro
             leader=isr[0], leader_recovery_state=LeaderRecoveryState.RECOVERED, leader_epoch=0,
             partition_epoch=0, directories=[self.cluster_control.default_dir(image, r) for r in replicas])
 
-    def validate_manual_partition_assignment(self, image: MetadataImage, replicas: Sequence[int],
+    @staticmethod
+    def validate_manual_partition_assignment(image: MetadataImage, replicas: Sequence[int],
                                              replication_factor: int | None) -> None:
         if not replicas:
             raise InvalidReplicaAssignmentException(
