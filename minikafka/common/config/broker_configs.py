@@ -38,7 +38,7 @@ import re
 from typing import Mapping
 
 from minikafka.common.config.config_def import ConfigDef, Type, config_error
-from minikafka.common.config.java_values import INT_MAX, LONG_MAX, parse_int, split_literal
+from minikafka.common.config.java_values import INT_MAX, LONG_MAX, hashmap_order, parse_int, split_literal
 from minikafka.common.config.topic_configs import (
     COMPRESSION_TYPES, DEFAULT_MAX_MESSAGE_BYTES, GZIP_LEVEL, LZ4_LEVEL, MIN_SEGMENT_BYTES,
     TIMESTAMP_TYPES, TOPIC_CONFIG_SYNONYMS, ZSTD_LEVEL)
@@ -137,8 +137,8 @@ BROKER_CONFIG_DEF = (
     .define("metadata.max.retention.ms", Type.LONG, 7 * 24 * 3600000)
     .define("metadata.max.idle.interval.ms", Type.INT, 500, Range.at_least(0))
     # SocketServerConfigs
-    .define("listeners", Type.STRING, "PLAINTEXT://:9092")
-    .define("advertised.listeners", Type.STRING, None)
+    .define("listeners", Type.LIST, "PLAINTEXT://:9092")          # LIST since Kafka 4.0
+    .define("advertised.listeners", Type.LIST, None)
     .define("listener.security.protocol.map", Type.STRING, LISTENER_SECURITY_PROTOCOL_MAP_DEFAULT)
     .define("socket.request.max.bytes", Type.INT, 100 * MIB, Range.at_least(1))
     .define("num.network.threads", Type.INT, 3, Range.at_least(1))
@@ -182,7 +182,7 @@ BROKER_CONFIG_DEF = (
     # LogConfig.SERVER_CONFIG_DEF
     .define("num.partitions", Type.INT, 1, Range.at_least(1))
     .define("log.dir", Type.STRING, "/tmp/kafka-logs")
-    .define("log.dirs", Type.STRING, None)
+    .define("log.dirs", Type.LIST, None)
     .define("log.segment.bytes", Type.INT, 1024 * MIB, Range.at_least(MIN_SEGMENT_BYTES))
     .define("log.roll.ms", Type.LONG, None)
     .define("log.roll.hours", Type.INT, 168, Range.at_least(1))
@@ -295,7 +295,7 @@ def dynamic_update_error(props: Mapping[str, str], per_broker: bool) -> str | No
     """
     read_only = [name for name in props if name in NON_DYNAMIC_CONFIGS]
     if read_only:
-        return f"Cannot update these configs dynamically: {_scala_set(read_only)}"
+        return f"Cannot update these configs dynamically: {_java_set(read_only)}"
     try:
         BROKER_CONFIG_DEF.parse_known(props, DYNAMIC_BROKER_CONFIGS & set(props))
     except ConfigException as exc:
@@ -304,9 +304,10 @@ def dynamic_update_error(props: Mapping[str, str], per_broker: bool) -> str | No
         only_per_broker = [name for name in props if name in PER_BROKER_CONFIGS]
         if only_per_broker:
             return ("Cannot update these configs at default cluster level, broker id must be "
-                    f"specified: {_scala_set(only_per_broker)}")
+                    f"specified: {_java_set(only_per_broker)}")
     return None
 
 
-def _scala_set(names: list[str]) -> str:
-    return "Set(" + ", ".join(dict.fromkeys(names)) + ")"
+def _java_set(names: list[str]) -> str:
+    """A Java ``HashSet`` of names as ``toString`` prints it: ``[a, b]`` in hash order."""
+    return "[" + ", ".join(hashmap_order(dict.fromkeys(names))) + "]"

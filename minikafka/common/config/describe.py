@@ -30,9 +30,10 @@ synonym with its unit conversion, and carries no synonym list.
 
 Mirrors ``kafka.server.ConfigHelper`` (broker side) and
 ``org.apache.kafka.metadata.KafkaConfigSchema`` (controller side), Kafka 4.1.
-Simplified: entries come back sorted by name (`admin_order` gives the
-order Kafka's admin client and tools show); no documentation texts; broker
-entries cover only the configs the sandbox defines.
+A topic's entries come in the broker's ``HashMap`` order (`admin_order`
+gives the order Kafka's admin client and tools show).  Simplified: a
+broker's entries come back sorted by name and cover only the configs the
+sandbox defines; no documentation texts.
 """
 
 from __future__ import annotations
@@ -139,6 +140,16 @@ def _wanted(names: Iterable[str], config_names: Iterable[str] | None) -> list[st
     return sorted(n for n in names if not wanted or n in wanted)
 
 
+def _topic_order(overrides: Mapping[str, str | None], config_names: Iterable[str] | None) -> list[str]:
+    """The order a broker lists a topic's configs in: overrides that are no config of
+    ``nonInternalValues`` (an internal one), then that map's own ``HashMap`` order, built
+    in definition order; asking for some keys keeps their place in that order."""
+    defined = [key.name for key in TOPIC_CONFIG_DEF.keys() if not key.internal]
+    extra = [n for n, v in overrides.items() if v is not None and n not in defined]
+    wanted = set(config_names or ())
+    return [n for n in extra + hashmap_order(defined) if not wanted or n in wanted]
+
+
 def describe_topic(topic: str, overrides: Mapping[str, str] | None, broker: KafkaConfig,
                    include_synonyms: bool = False,
                    config_names: Iterable[str] | None = None) -> DescribeConfigsResult:
@@ -153,9 +164,8 @@ def describe_topic(topic: str, overrides: Mapping[str, str] | None, broker: Kafk
         values = TOPIC_CONFIG_DEF.parse({**broker.log_config_map(), **overrides})
     except KafkaException as exc:                 # an override the controller should never have accepted
         return DescribeConfigsResult.failed(exc)
-    names = set(TOPIC_CONFIG_DEF.non_internal_names()) | {n for n, v in overrides.items() if v is not None}
     entries = []
-    for name in _wanted(names, config_names):
+    for name in _topic_order(overrides, config_names):
         config_type = TOPIC_CONFIG_DEF.type_of(name)
         sensitive = config_type is None or config_type.is_sensitive
         key = TOPIC_CONFIG_DEF.get(name)

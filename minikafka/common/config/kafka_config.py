@@ -196,8 +196,10 @@ class KafkaConfig:
 
     @property
     def log_dirs(self) -> list[str]:
-        text = self._values["log.dirs"] if self._values["log.dirs"] is not None else self._values["log.dir"]
-        return [d for d in re.split(r"\s*,\s*", text or "") if d]
+        dirs = self._values["log.dirs"]
+        if dirs is None:
+            dirs = re.split(r"\s*,\s*", self._values["log.dir"] or "")
+        return [d for d in dirs if d]
 
     @property
     def metadata_log_dir(self) -> str:

@@ -106,9 +106,9 @@ def test_broker_alters_always_write_records():
 def test_broker_refusals():
     cases = [
         (lambda: alter_broker("", {}, [Op("log.dirs", SET, "/x")]), InvalidRequestException,
-         "Cannot update these configs dynamically: Set(log.dirs)"),
+         "Cannot update these configs dynamically: [log.dirs]"),
         (lambda: alter_broker("", {}, [Op("listeners", SET, "P://:1")]), InvalidRequestException,
-         "Cannot update these configs at default cluster level, broker id must be specified: Set(listeners)"),
+         "Cannot update these configs at default cluster level, broker id must be specified: [listeners]"),
         (lambda: alter_broker("", {}, [Op("log.retention.ms", SET, "x")]), InvalidRequestException,
          "Invalid value x for configuration log.retention.ms: Not a number of type LONG"),
         (lambda: alter_broker("", {}, [Op("log.retention.ms", APPEND, "1")]), InvalidConfigurationException,

@@ -107,6 +107,11 @@ def test_describe_this_broker():
     custom = result.entry("my.custom")
     assert custom.is_sensitive and custom.value is None and custom.config_type is None and custom.read_only
     assert "unclean.leader.election.interval.ms" not in {e.name for e in result.entries}   # internal
+    # Kafka 4.x types these as LIST (DescribeConfigs config_type 7), as a 4.3.1 broker reports them.
+    listed = describe_broker("1", node(log_dirs="/a,/b", advertised_listeners="PLAINTEXT://h:1"))
+    assert {n: listed.entry(n).config_type_id for n in ("listeners", "advertised.listeners", "log.dirs")} == {
+        "listeners": 7, "advertised.listeners": 7, "log.dirs": 7}
+    assert listed.entry("log.dirs").value == "/a,/b"
 
 
 def test_describe_cluster_default_resource():
@@ -163,3 +168,17 @@ def test_configs_column_order_matches_published_outputs():
     column = topic_configs_column(describe_topic("t", throttled, node(log_segment_bytes="1073741824")))
     assert column == ("min.insync.replicas=2,cleanup.policy=delete,follower.replication.throttled.replicas=*,"
                       "segment.bytes=1073741824,retention.ms=604800000")
+
+
+def test_topic_entries_come_in_the_brokers_hashmap_order():
+    # What a Kafka 4.3.1 broker sent for a topic with retention.ms set (tests/oracle: DescribeConfigs
+    # of a topic): its nonInternalValues map iterated, entries of one bucket in definition order.
+    names = [e.name for e in describe_topic("t", {"retention.ms": "5"}, node()).entries]
+    assert names[:9] == ["compression.type", "remote.log.delete.on.disable", "leader.replication.throttled.replicas",
+                         "remote.storage.enable", "min.insync.replicas", "segment.jitter.ms",
+                         "remote.log.copy.disable", "local.retention.ms", "cleanup.policy"]
+    assert names[12:15] == ["segment.bytes", "retention.ms", "compression.gzip.level"]   # one bucket
+    asked = describe_topic("t", {}, node(), config_names=["retention.ms", "cleanup.policy", "segment.bytes",
+                                                          "min.insync.replicas"])
+    assert [e.name for e in asked.entries] == ["min.insync.replicas", "cleanup.policy", "segment.bytes",
+                                               "retention.ms"]

@@ -104,7 +104,7 @@ def test_dynamic_layers():
                                   {"log.retention.ms": "300"})
     assert layered.get("log.retention.ms") == 300
     assert layered.get("num.partitions") == 1                 # read-only: a dynamic value is ignored
-    assert layered.get("listeners") == "PLAINTEXT://:9092"    # per-broker only: ignored as a cluster default
+    assert layered.get("listeners") == ["PLAINTEXT://:9092"]  # per-broker only: ignored as a cluster default
     assert layered.get("log.segment.bytes") == 1073741824     # invalid dynamic value: ignored
     assert layered.dynamic_default == {"log.retention.ms": "200", "my.custom": "v"}
     assert layered.custom_props == {"my.custom": "v"}

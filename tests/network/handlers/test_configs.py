@@ -111,7 +111,7 @@ def test_broker_side_preprocessing_answers_without_the_controller(cluster):
         (77, "?", []))
     assert answer == [
         (BROKER, "2", 42, "Unexpected broker id, expected 1, but received 2"),
-        (BROKER, "1", 42, "Cannot update these configs dynamically: Set(log.dirs)"),
+        (BROKER, "1", 42, "Cannot update these configs dynamically: [log.dirs]"),
         (BROKER, "x", 42, "Node id must be an integer, but it is: x"),
         (TOPIC, "orders", 42, "Null value not supported for : retention.ms"),
         (TOPIC, "payments", 42, "Error due to duplicate config keys"),
