@@ -17,22 +17,21 @@ how long ago it last had everything the leader had) comes from the leader's
 replica states, as Kafka's ``Partition`` keeps them, and is what decides
 when a follower leaves the ISR (``replica.lag.time.max.ms``).
 
-`ReplicaView(cluster, topic, partition)` is the widget: an ``ipywidgets.HTML``
-redrawn by a `RedrawWorker` on every cluster event *and* every
-``refresh_s`` seconds, because offsets move without any event being emitted.
+`ReplicaView(cluster, topic, partition)` is the widget (a `LiveView`): an
+``ipywidgets.HTML`` redrawn on every cluster event *and* every ``refresh_s``
+seconds, because offsets move without any event being emitted.
 Its ``repr`` depends only on its configuration (nbval compares it).
 """
 
 from __future__ import annotations
 
 import html
-import threading
 from typing import Any
 
 import ipywidgets
 
 from minikafka.snapshot import ClusterSnapshot, PartitionSnapshot, ReplicaState
-from widgets.redraw import RedrawWorker
+from widgets.live_view import LiveView
 
 COLUMNS = ("broker", "role", "in ISR", "log end offset", "high watermark", "behind leader",
            "caught up")
@@ -117,54 +116,24 @@ def replica_table_html(snapshot: ClusterSnapshot, topic: str, partition: int = 0
             f"<table style='border-collapse:collapse'><tr>{head}</tr>{''.join(body)}</table></div>")
 
 
-class ReplicaView(ipywidgets.VBox):
+class ReplicaView(LiveView):
     """A live table of one partition's replicas, redrawn on events and every ``refresh_s``."""
+
+    what = "table"
 
     def __init__(self, cluster: Any, topic: str, partition: int = 0, *,
                  refresh_s: float = 0.25, min_interval_s: float = 0.1):
-        if not isinstance(refresh_s, (int, float)) or refresh_s <= 0:
-            raise ValueError(f"refresh_s must be a positive number of seconds, got {refresh_s!r}")
-        self._cluster, self._topic, self._partition = cluster, topic, partition
+        if refresh_s is None:
+            raise ValueError("refresh_s must be a positive number of seconds: offsets move "
+                             "without events")
+        self._topic, self._partition = topic, partition
         replica_table_html(cluster.snapshot(), topic, partition)   # bad topic: fail here, once
         self.table = ipywidgets.HTML()
-        super().__init__(children=[self.table])
-        self._stopped = threading.Event()
-        self._worker = RedrawWorker(self._redraw, min_interval_s=min_interval_s,
-                                    on_error=self._show_error, name="minikafka-replica-view")
-        self._unsubscribe = cluster.events.subscribe(lambda event: self._worker.request())
-        self._redraw()
-        self._ticker = threading.Thread(target=self._tick, args=(refresh_s,), daemon=True,
-                                        name="minikafka-replica-view-tick")
-        self._ticker.start()
+        super().__init__(cluster, self.table, refresh_s=refresh_s, min_interval_s=min_interval_s,
+                         name="minikafka-replica-view")
 
-    def _tick(self, refresh_s: float) -> None:
-        while not self._stopped.wait(refresh_s):
-            self._worker.request()
-
-    def _redraw(self) -> None:
-        self.table.value = replica_table_html(self._cluster.snapshot(), self._topic,
-                                              self._partition)
-
-    def _show_error(self, exc: Exception) -> None:
-        self.table.value = (f"<span style='color:#b71c1c'>The table could not be redrawn "
-                            f"({html.escape(str(exc))}); it shows an older state.</span>"
-                            + self.table.value)
-
-    def wait_idle(self, timeout_s: float = 5.0) -> bool:
-        return self._worker.wait_idle(timeout_s)
-
-    def stop(self) -> None:
-        """Stop following the cluster (no more redraws, threads end)."""
-        if getattr(self, "_stopped", None) is not None:
-            self._stopped.set()
-        if getattr(self, "_unsubscribe", None) is not None:
-            self._unsubscribe()
-        if getattr(self, "_worker", None) is not None:
-            self._worker.close()
-
-    def close(self) -> None:
-        self.stop()
-        super().close()
+    def render(self, snapshot) -> str:
+        return replica_table_html(snapshot, self._topic, self._partition)
 
     def __repr__(self) -> str:
         return f"ReplicaView(topic={self._topic!r}, partition={self._partition})"

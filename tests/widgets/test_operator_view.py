@@ -81,7 +81,7 @@ def test_no_ticker_when_refresh_is_off_and_a_bad_refresh_is_refused(no_dot):
         assert view._ticker is None and repr(view) == "OperatorView(refresh_s=None)"
     finally:
         view.close()
-    with pytest.raises(ValueError, match="refresh_s must be > 0 or None, got 0"):
+    with pytest.raises(ValueError, match="refresh_s must be a positive number of seconds or None, got 0"):
         OperatorView(FakeCluster(healthy()), refresh_s=0)
 
 
