@@ -1,21 +1,14 @@
-"""Spark Structured Streaming over the sandbox: Spark's Kafka source and sink, in Python.
+"""Spark Structured Streaming over the sandbox, through Spark's own Kafka connector.
 
-``get_spark()`` starts a small SparkSession with the ``minikafka`` data source
-registered; ``format("minikafka")`` then takes the options of Spark's
-``format("kafka")`` (``kafka.bootstrap.servers``, ``subscribe``,
-``startingOffsets``, ``maxOffsetsPerTrigger``, ...) and gives the same
-schema, offsets and error messages.  Module map, after Spark's
-``org.apache.spark.sql.kafka010`` package:
+``get_spark()`` starts a small SparkSession with Spark's official connector
+(``org.apache.spark:spark-sql-kafka-0-10_2.13``, PySpark's version, fetched
+once into a cache outside the repository), so ``format("kafka")`` reads and
+writes the sandbox exactly as it would a production cluster: only the
+bootstrap address differs.  Modules:
 
-* `source` -- the DataSource (KafkaSourceProvider's entry-point role);
-* `kafka_source_provider` -- option parsing and validation;
-* `kafka_batch`, `kafka_micro_batch_stream` -- batch and streaming reads;
-* `kafka_offset_reader`, `consumer_strategy` -- driver-side offsets;
-* `kafka_batch_partition_reader`, `kafka_record_to_row_converter` -- tasks;
-* `kafka_write` -- the sink;
-* `offsets_client`, `kafka_python_client`, `fake_kafka` -- the Kafka seam;
-* `internal_kafka_consumer_pool` -- consumers and producers reused across tasks;
-* `session` -- `get_spark()` and `check_kafka()` for notebooks.
+* `session` -- `get_spark()` and `check_kafka()` for notebooks;
+* `connector` -- finding or fetching the connector's jars;
+* `java_errors` -- a failing Spark call said in one line in a notebook.
 
 Importing this package does not import PySpark; the submodules do.
 """
@@ -24,14 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MiniKafkaDataSource", "check_kafka", "get_spark"]
+__all__ = ["check_kafka", "get_spark"]
 
 
 def __getattr__(name: str) -> Any:
-    if name == "MiniKafkaDataSource":
-        from minikafka.spark.source import MiniKafkaDataSource
-
-        return MiniKafkaDataSource
     if name in ("get_spark", "check_kafka"):
         from minikafka.spark import session
 

@@ -1,4 +1,4 @@
-"""One small SparkSession for the lessons, and plain-spoken errors before Spark's.
+"""One small SparkSession with Spark's Kafka connector, and plain-spoken errors before Spark's.
 
 Theory of operation
 -------------------
@@ -8,23 +8,32 @@ everything): two local cores, a 512 MB driver heap, no web UI, no console
 progress bars, two shuffle partitions, a quiet log, UTC as the session time
 zone (so printed timestamps are the same on every machine), the driver
 bound to 127.0.0.1, and a JVM tuned to start fast rather than to run long.
-It also tells Spark to start its Python workers with this interpreter,
-without which they cannot import ``minikafka``, and registers the
-``minikafka`` data source.  Starting the JVM takes several
-seconds, so one line says that it is happening.  The JVM's own console
-output (start-up notices, ERROR log lines, its Python workers' stderr) goes
-to ``SPARK_LOG`` (``minikafka-spark.log`` in the temporary directory):
-Jupyter would otherwise paste it into whatever cell runs at that moment.
-Failures still reach the notebook, as the Python exceptions PySpark raises.
+It also tells Spark to start its Python workers with this interpreter.
 
-Two mistakes otherwise end in pages of Java stack trace; both are caught
-first and explained in one sentence:
+``format("kafka")`` needs Spark's Kafka connector, a Java artifact of
+exactly PySpark's version; `connector.connector_jars` fetches it once into
+a cache outside the repository and the session gets it through
+``spark.jars``, so later sessions start without the network.  Starting the
+JVM takes several seconds, so one line says that it is happening.  The
+JVM's own console output (start-up notices, ERROR log lines, its Python
+workers' stderr) goes to ``SPARK_LOG`` (``minikafka-spark.log`` in the
+temporary directory): Jupyter would otherwise paste it into whatever cell
+runs at that moment.
+
+Four mistakes otherwise end in pages of Java stack trace; each is said in
+one line instead:
 
 * no Java runtime (or one older than 17): `get_spark` raises
-  `JavaNotFoundError` naming the package to install;
+  `JavaNotFoundError` naming the package to install; a connector that
+  cannot be fetched raises `JarFetchError` naming what to install or which
+  address failed;
 * a bootstrap address nobody answers on, or a topic that does not exist:
   `check_kafka` (call it before ``readStream``) raises
-  `KafkaUnreachableError` or Kafka's ``UnknownTopicOrPartitionException``.
+  `KafkaUnreachableError` or Kafka's ``UnknownTopicOrPartitionException``
+  in seconds, where the connector would retry for minutes;
+* an option Spark rejects, or any other failure inside Spark: in a notebook,
+  `java_errors` prints the innermost Java exception's own line (with a hint
+  for the two mistakes above) and leaves the stack trace in ``SPARK_LOG``.
 
 This module is the sandbox's own convenience; nothing in Spark corresponds
 to it.  It runs in the notebook's kernel, never in Spark's workers.
@@ -34,9 +43,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
-import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -44,8 +50,15 @@ from pathlib import Path
 from typing import Any
 
 from minikafka.common.errors import UnknownTopicOrPartitionException
+from minikafka.jvm.jar_cache import JarFetchError
+from minikafka.jvm.java_runtime import JAVA_PACKAGE, JavaNotFoundError, find_java, java_version
+from minikafka.jvm.java_runtime import check_java as _check_java
+from minikafka.spark import java_errors
+from minikafka.spark.connector import connector_jars
 
-JAVA_PACKAGE = "openjdk-17-jre-headless"
+__all__ = ["JAVA_PACKAGE", "JarFetchError", "JavaNotFoundError", "KafkaUnreachableError", "SPARK_LOG",
+           "check_java", "check_kafka", "find_java", "get_spark", "java_version"]
+
 SPARK_CONF = {
     "spark.master": "local[2]",
     "spark.driver.memory": "512m",
@@ -68,50 +81,13 @@ JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmn64m -XX:MinHeapFree
 _session: Any = None  # the SparkSession this kernel started
 
 
-class JavaNotFoundError(RuntimeError):
-    """PySpark needs a Java runtime >= 17 and none was found."""
-
-
 class KafkaUnreachableError(RuntimeError):
     """No broker answered at the bootstrap address."""
 
 
-def java_version(java: str) -> int | None:
-    """Major version of ``java`` ("17.0.15" -> 17, "1.8.0_292" -> 8), None if it will not run."""
-    try:
-        result = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    match = re.search(r'version "(?:1\.)?(\d+)', result.stderr + result.stdout)
-    return int(match.group(1)) if match else None
-
-
-def find_java() -> str:
-    """The java Spark would start: ``$JAVA_HOME/bin/java`` if JAVA_HOME is set, else ``java`` on PATH.
-
-    Like Spark's ``bin/spark-class``, a set JAVA_HOME is never second-guessed:
-    if it names no Java, Spark fails even when PATH has one, so we say so.
-    """
-    java_home = os.environ.get("JAVA_HOME", "")
-    if java_home:
-        return str(Path(java_home, "bin", "java"))
-    return shutil.which("java") or ""
-
-
 def check_java() -> None:
-    java = find_java()
-    version = java_version(java) if java else None
-    if version is not None and version >= 17:
-        return
-    if not java:
-        found = "no Java runtime was found"
-    elif version is None and os.environ.get("JAVA_HOME"):
-        found = f"JAVA_HOME is {os.environ['JAVA_HOME']} and {java} does not run (fix or unset JAVA_HOME)"
-    else:
-        found = f"{java} is Java {version or 'of unknown version'}"
-    raise JavaNotFoundError(
-        f"PySpark 4 needs Java 17 or newer, but {found}. Install it with: sudo apt-get install {JAVA_PACKAGE}"
-    )
+    """`JavaNotFoundError` in one sentence unless Spark's java (JAVA_HOME's, else PATH's) is 17 or newer."""
+    _check_java("PySpark 4")
 
 
 @contextlib.contextmanager
@@ -136,16 +112,15 @@ def _process_output_to(path: Path) -> Iterator[None]:
 
 
 def get_spark(quiet: bool = False) -> Any:
-    """The kernel's SparkSession, started on first use, with ``minikafka`` registered."""
+    """The kernel's SparkSession, started on first use, with Spark's Kafka connector (``format("kafka")``)."""
     global _session
     if _session is not None and _session.sparkContext._jsc is not None:
         return _session
     check_java()
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers must import minikafka
+    jars = connector_jars(quiet=quiet)  # JarFetchError, in one line, when it cannot be fetched
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers run this interpreter
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
-
-    from minikafka.spark.source import MiniKafkaDataSource
 
     if not quiet:
         print(f"Starting Spark ({SPARK_CONF['spark.master']}, driver memory {SPARK_CONF['spark.driver.memory']})...",
@@ -153,12 +128,13 @@ def get_spark(quiet: bool = False) -> Any:
     builder = SparkSession.builder.appName("minikafka")
     for key, value in SPARK_CONF.items():
         builder = builder.config(key, value)
+    builder = builder.config("spark.jars", ",".join(str(jar) for jar in jars))
     log_config = f"-Dlog4j2.configurationFile=file:{_LOG4J} " if _LOG4J.exists() else ""
     builder = builder.config("spark.driver.extraJavaOptions", log_config + JAVA_OPTIONS)
     with _process_output_to(SPARK_LOG):  # the JVM, and the Python workers it starts, inherit these
         session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
-    session.dataSource.register(MiniKafkaDataSource)
+    java_errors.install(SPARK_LOG)  # in a notebook: a failing Spark call prints one line, not a page
     _session = session
     return session
 

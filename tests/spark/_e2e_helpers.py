@@ -35,7 +35,7 @@ def live_cluster(seed: int) -> Iterator[Cluster]:
 
 
 def source(cluster: Cluster, topic: str, **extra: str) -> dict[str, str]:
-    """Options of a ``format("minikafka")`` read of ``topic``."""
+    """Options of a ``format("kafka")`` read of ``topic``."""
     return {"kafka.bootstrap.servers": cluster.bootstrap_servers, "subscribe": topic, **extra}
 
 

@@ -1,4 +1,6 @@
-"""Structured Streaming against a live sandbox cluster: rate limits, restarts and a dying leader.
+"""Structured Streaming through Spark's Kafka connector against a live sandbox cluster.
+
+Rate limits, restarts, new partitions, deleted records, the Kafka sink and a dying leader.
 
 Each query collects its micro-batches with ``foreachBatch`` into files named
 after the batch id.  Spark re-runs an unfinished batch with the same id and
@@ -12,11 +14,15 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from tests.spark._e2e_helpers import live_cluster, produce, source
+from kafka import TopicPartition
+
+from minikafka.spark.java_errors import java_error_line
+from tests.spark._e2e_helpers import admin, consume_all, live_cluster, produce, source
 
 pytestmark = [pytest.mark.spark, pytest.mark.live, pytest.mark.xdist_group("spark")]
 
@@ -50,7 +56,7 @@ class BatchFiles:
 
 
 def start(spark, cluster, topic: str, sink: BatchFiles, checkpoint: Path, name: str, trigger: dict, **options):
-    return (spark.readStream.format("minikafka").options(**source(cluster, topic, **options)).load()
+    return (spark.readStream.format("kafka").options(**source(cluster, topic, **options)).load()
             .writeStream.queryName(name).foreachBatch(sink).option("checkpointLocation", str(checkpoint))
             .trigger(**trigger).start())
 
@@ -102,8 +108,12 @@ def test_killing_the_leader_of_an_input_partition_mid_stream_loses_and_duplicate
     cluster.create_topic("failover", partitions=3, replication_factor=3, config={"min.insync.replicas": 2})
     produced = produce(cluster, "failover", range(300))
     sink = BatchFiles(tmp_path / "out")
+    # Spark asks partition leaders for their latest offsets with Kafka's Admin client; a call aimed at
+    # the leader that just died stays pinned to it and waits out default.api.timeout.ms (60 s) before
+    # Spark retries, as against a real cluster.  10 s (and a request timeout below it) keeps the test short.
     query = start(spark, cluster, "failover", sink, tmp_path / "ckpt", "failover",
-                  {"processingTime": "100 milliseconds"}, startingOffsets="earliest", maxOffsetsPerTrigger="100")
+                  {"processingTime": "100 milliseconds"}, startingOffsets="earliest", maxOffsetsPerTrigger="100",
+                  **{"kafka.default.api.timeout.ms": "10000", "kafka.request.timeout.ms": "5000"})
     try:
         wait_for(lambda: len(sink.runs) >= 1)
         victim = cluster.leader("failover", 0)
@@ -116,3 +126,73 @@ def test_killing_the_leader_of_an_input_partition_mid_stream_loses_and_duplicate
     assert cluster.leader("failover", 0) not in (None, victim)
     assert sorted(sink.records()) == sorted(produced)
     assert len(sink.records()) == 600
+
+
+def test_partitions_added_while_the_query_runs_are_read_from_their_start(spark, cluster, tmp_path):
+    cluster.create_topic("growing", partitions=2, replication_factor=3)
+    produced = produce(cluster, "growing", range(40))
+    sink = BatchFiles(tmp_path / "out")
+    query = start(spark, cluster, "growing", sink, tmp_path / "ckpt", "growing", {"processingTime": "100 milliseconds"},
+                  startingOffsets=json.dumps({"growing": {"0": -2, "1": -2}}))
+    try:
+        query.processAllAvailable()
+        cluster.create_partitions("growing", 4)
+        produced |= produce(cluster, "growing", range(40, 140))
+        wait_for(lambda: {p for p, _, _ in sink.records()} >= {2, 3})
+        query.processAllAvailable()
+    finally:
+        query.stop()
+    assert {p for p, _, _ in produced} == {0, 1, 2, 3}
+    assert sorted(sink.records()) == sorted(produced)  # the new partitions from offset 0, nothing twice
+
+
+def test_records_deleted_before_the_query_reads_them_fail_it_or_are_skipped(spark, cluster, tmp_path):
+    cluster.create_topic("shrinking", partitions=1, replication_factor=3)
+    produce(cluster, "shrinking", range(10))  # one partition: value-n is at offset n
+    sinks = {fail: BatchFiles(tmp_path / f"out-{fail}") for fail in ("true", "false")}
+    for fail, sink in sinks.items():  # two queries, each reads offsets 0..9 and stops
+        start(spark, cluster, "shrinking", sink, tmp_path / f"ckpt-{fail}", f"shrinking_{fail}",
+              {"availableNow": True}, startingOffsets="earliest", failOnDataLoss=fail).awaitTermination(120)
+        assert len(sink.records()) == 10
+    produce(cluster, "shrinking", range(10, 20))
+    client = admin(cluster)
+    client.delete_records({TopicPartition("shrinking", 0): 15})  # 10..14 go before either query read them
+    client.close()
+    produce(cluster, "shrinking", range(20, 30))
+
+    strict = start(spark, cluster, "shrinking", sinks["true"], tmp_path / "ckpt-true", "shrinking_true_2",
+                   {"availableNow": True}, failOnDataLoss="true")
+    with pytest.raises(Exception) as error:
+        strict.awaitTermination(120)
+    line = java_error_line(error.value)
+    assert "Some data may have been lost" in line and "failOnDataLoss" in line
+    assert len(sinks["true"].records()) == 10
+
+    lenient = start(spark, cluster, "shrinking", sinks["false"], tmp_path / "ckpt-false", "shrinking_false_2",
+                    {"availableNow": True}, failOnDataLoss="false")
+    lenient.awaitTermination(120)
+    assert lenient.exception() is None
+    values = Counter(value for _, _, value in sinks["false"].records())
+    assert sorted(values) == sorted(f"value-{n}".encode() for n in [*range(10), *range(15, 30)])
+    assert set(values.values()) == {1}
+
+
+def test_the_kafka_sink_writes_a_stream_with_keys_topics_and_partitions(spark, cluster, tmp_path):
+    cluster.create_topic("words", partitions=3, replication_factor=3)
+    for topic in ("short-words", "long-words"):
+        cluster.create_topic(topic, partitions=2, replication_factor=3)
+    produced = produce(cluster, "words", range(90))
+    query = (spark.readStream.format("kafka").options(**source(cluster, "words", startingOffsets="earliest")).load()
+             .selectExpr("key", "value",
+                         "IF(length(value) < 8, 'short-words', 'long-words') AS topic",
+                         "CAST(partition % 2 AS INT) AS partition",
+                         "array(named_struct('key', 'from', 'value', CAST(CAST(offset AS STRING) AS BINARY))) AS headers")
+             .writeStream.format("kafka").option("kafka.bootstrap.servers", cluster.bootstrap_servers)
+             .option("checkpointLocation", str(tmp_path / "ckpt")).trigger(availableNow=True).start())
+    query.awaitTermination(120)
+    assert query.exception() is None
+    written = [r for topic in ("short-words", "long-words") for r in consume_all(cluster, topic, 2)]
+    expected = sorted((("short-words" if len(v) < 8 else "long-words"), p % 2, v, str(o).encode())
+                      for p, o, v in produced)
+    assert sorted((r.topic, r.partition, r.value, r.headers[0][1]) for r in written) == expected
+    assert {r.key for r in written} == {f"key-{n}".encode() for n in range(7)}

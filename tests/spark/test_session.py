@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from minikafka.spark import session
+from minikafka.spark.connector import _artifact_name, connector_coordinates, pyspark_version
 from minikafka.spark.session import JavaNotFoundError, KafkaUnreachableError, check_java, check_kafka
 
 
@@ -87,3 +88,21 @@ def test_get_spark_returns_one_configured_session(spark):
     assert conf.get("spark.ui.enabled") == "false"
     assert spark.conf.get("spark.sql.shuffle.partitions") == "2"
     assert spark.conf.get("spark.sql.session.timeZone") == "UTC"
+    jars = conf.get("spark.jars").split(",")
+    assert any("spark-sql-kafka-0-10_2.13-" + pyspark_version() in jar for jar in jars)
+    assert not any("hadoop-client" in jar for jar in jars)  # PySpark ships those already
+
+
+def test_the_connector_is_pyspark_s_own_version():
+    import pyspark
+
+    assert connector_coordinates() == f"org.apache.spark:spark-sql-kafka-0-10_2.13:{pyspark.__version__}"
+
+
+def test_jar_names_lose_only_their_version():
+    from pathlib import Path
+
+    assert [_artifact_name(Path(name)) for name in (
+        "kafka-clients-3.9.2.jar", "spark-sql-kafka-0-10_2.13-4.2.0.jar", "scala-library-2.13.15.jar",
+        "hadoop-client-runtime-3.5.0.jar")] == [
+        "kafka-clients", "spark-sql-kafka-0-10_2.13", "scala-library", "hadoop-client-runtime"]
