@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from minikafka.common.errors import Errors
+from minikafka.common.java_hashing import hashmap_order
 from minikafka.common.topic import CLUSTER_METADATA_TOPIC_NAME
 from minikafka.common.uuid import Uuid
 from minikafka.controller.controller_result import ApiError
@@ -126,11 +127,20 @@ def _unique(items: list) -> list:
 
 # ---------------------------------------------------------------- CreatePartitions
 def split_create_partitions(request: CreatePartitionsRequest):
-    """(topics to process, answers for duplicate names)."""
-    dups = set(_duplicates([t.name for t in request.topics]))
+    """(topics to process, answers for duplicate names).
+
+    Kafka's ControllerApis collects the names in a ``HashSet``, answers the
+    duplicates from a second one, and hands the controller the rest in the
+    first set's order, so results come back in hash order, not request order.
+    """
+    names = [t.name for t in request.topics]
+    dups = set(_duplicates(names))
     answers = [CreatePartitionsTopicResult(name, Errors.INVALID_REQUEST, "Duplicate topic name.")
-               for name in dict.fromkeys(t.name for t in request.topics) if name in dups]
-    return [t for t in request.topics if t.name not in dups], answers
+               for name in hashmap_order(dups)]
+    first = {}
+    for topic in request.topics:
+        first.setdefault(topic.name, topic)
+    return [first[name] for name in hashmap_order(names) if name not in dups], answers
 
 
 # ---------------------------------------------------------------- (Incremental)AlterConfigs

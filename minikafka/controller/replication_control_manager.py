@@ -242,6 +242,8 @@ class ReplicationControlManager(LeaderAndIsrControl, PartitionReassignmentContro
             try:
                 records.extend(self._create_partitions(image, topic, rng_for))
                 results.append(CreatePartitionsTopicResult(topic.name))
+            except UnknownTopicOrPartitionException as exc:      # Kafka answers the bare code
+                results.append(CreatePartitionsTopicResult(topic.name, exc.error, None))
             except KafkaException as exc:
                 results.append(CreatePartitionsTopicResult(topic.name, exc.error, exc.message))
         return ControllerResult(tuple(records), results)

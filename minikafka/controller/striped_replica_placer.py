@@ -187,14 +187,16 @@ def _check_positive(replication_factor: int) -> None:
 
 def _check_some_unfenced(num_unfenced: int) -> None:
     if num_unfenced == 0:
-        raise InvalidReplicationFactorException("All brokers are currently fenced.")
+        raise InvalidReplicationFactorException(
+            "All brokers are currently fenced, or have all their log directories cordoned.")   # 4.3 (KIP-1066)
 
 
 def _check_enough_brokers(replication_factor: int, num_total: int) -> None:
     if replication_factor > num_total:
         raise InvalidReplicationFactorException(
             f"The target replication factor of {replication_factor} cannot be reached because "
-            f"only {num_total} broker(s) are registered.")
+            f"only {num_total} broker(s) are registered or some brokers have all their log directories "
+            f"cordoned.")
 
 
 class StripedReplicaPlacer:

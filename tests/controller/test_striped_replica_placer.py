@@ -72,8 +72,9 @@ def test_same_seed_same_placement():
     (0, brokers(1, 2), "Invalid replication factor 0: the replication factor must be positive."),
     (-2, brokers(1, 2), "Invalid replication factor -2: the replication factor must be positive."),
     (3, brokers(1, 2), "The target replication factor of 3 cannot be reached because only 2 broker(s) "
-                       "are registered."),
-    (1, brokers(1, 2, fenced={1, 2}), "All brokers are currently fenced."),
+                       "are registered or some brokers have all their log directories cordoned."),
+    (1, brokers(1, 2, fenced={1, 2}),
+     "All brokers are currently fenced, or have all their log directories cordoned."),
 ])
 def test_errors_in_kafkas_words(rf, usable, message):
     with pytest.raises(InvalidReplicationFactorException) as info:
@@ -82,5 +83,5 @@ def test_errors_in_kafkas_words(rf, usable, message):
 
 
 def test_fenced_check_comes_before_size_check():
-    with pytest.raises(InvalidReplicationFactorException, match="All brokers are currently fenced."):
+    with pytest.raises(InvalidReplicationFactorException, match="All brokers are currently fenced, or have all their log directories cordoned."):
         place(1, 1, 5, brokers(1, 2, fenced={1, 2}))

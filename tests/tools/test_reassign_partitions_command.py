@@ -167,7 +167,7 @@ def test_generate_errors():
     too_few = rp.generate('{"topics":[{"topic":"my-topic"}]}', "1,2", current=CURRENT, brokers=brokers,
                           rng=random.Random(1), disable_rack_aware=True)
     assert too_few.text == ("Error: The target replication factor of 3 cannot be reached because only 2 broker(s) "
-                            "are registered.\n")
+                            "are registered or some brokers have all their log directories cordoned.\n")
     assert too_few.exit_code == 1
 
 
