@@ -71,3 +71,34 @@ def hashmap_order(keys: Iterable[Hashable], key_hash: Callable[[Hashable], int] 
         h = hasher(key) & 0xFFFFFFFF
         return (h ^ (h >> 16)) & (table - 1)
     return sorted(ordered, key=lambda k: (bucket(k), position[k]))
+
+
+def scala_improve(hash_code: int) -> int:
+    """The bit mixer Scala 2.13's immutable ``HashMap`` (a CHAMP trie) applies to ``##``."""
+    h = to_int32(hash_code + ~to_int32(hash_code << 9))
+    h = to_int32(h ^ ((h & 0xFFFFFFFF) >> 14))
+    h = to_int32(h + to_int32(h << 4))
+    return to_int32(h ^ ((h & 0xFFFFFFFF) >> 10))
+
+
+def scala_immutable_hashmap_order(keys: Iterable[str]) -> list[str]:
+    """The order a Scala 2.13 immutable ``HashMap`` of strings iterates its keys.
+
+    Kafka's Scala request handlers group a response by topic with ``groupBy``,
+    which builds such a map.  The trie branches on 5 bits of the improved hash
+    at a time, low bits first; a node lists the keys alone in their branch
+    (by branch number) before descending into shared branches.
+    """
+    ordered = list(dict.fromkeys(keys))
+    return _champ(ordered, {k: scala_improve(string_hash_code(k)) & 0xFFFFFFFF for k in ordered}, 0)
+
+
+def _champ(keys: list, hashes: dict, shift: int) -> list:
+    if len(keys) <= 1 or shift >= 32:
+        return keys                                     # a leaf, or a full collision (insertion order)
+    branches: dict[int, list] = {}
+    for key in keys:
+        branches.setdefault((hashes[key] >> shift) & 31, []).append(key)
+    alone = [branch[0] for _, branch in sorted(branches.items()) if len(branch) == 1]
+    shared = [_champ(branch, hashes, shift + 5) for _, branch in sorted(branches.items()) if len(branch) > 1]
+    return alone + [key for branch in shared for key in branch]

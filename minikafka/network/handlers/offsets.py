@@ -41,6 +41,7 @@ from collections import Counter
 from typing import Any
 
 from minikafka.common.errors import Errors, KafkaException
+from minikafka.common.java_hashing import scala_immutable_hashmap_order
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.network.codec import response_class
 from minikafka.network.request_channel import Deferred
@@ -160,7 +161,9 @@ def _delete_records_response(order: list[TopicPartition],
         entry.partitions.append(TopicResult.DeleteRecordsPartitionResult(
             partition_index=tp.partition, low_watermark=result.low_watermark,
             error_code=result.error.code))
-    return DeleteRecordsResponse(throttle_time_ms=0, topics=list(by_topic.values()))
+    # KafkaApis groups the results by topic with Scala's groupBy: topics in that map's order.
+    topics = [by_topic[name] for name in scala_immutable_hashmap_order(by_topic)]
+    return DeleteRecordsResponse(throttle_time_ms=0, topics=topics)
 
 
 HANDLERS = {LIST_OFFSETS: handle_list_offsets, OFFSET_FOR_LEADER_EPOCH: handle_offset_for_leader_epoch,
