@@ -128,13 +128,17 @@ class LiveDriver(ClusterRuntime):
             self._episode_started = detected - stall_ms / 1000.0
         self._episode.append(stall_ms)
         self._episode_last = detected
-        if self._episode_timer is not None:
-            self._episode_timer.cancel()
-        ongoing = detected - self._episode_started
-        delay = 0.0 if ongoing >= STALL_EPISODE_MAX_S else STALL_EPISODE_GAP_S
-        self._episode_timer = self.loop.call_later(delay, self._report_episode)
+        if self._episode_timer is None:
+            self._episode_timer = self.loop.call_later(STALL_EPISODE_GAP_S, self._episode_check)
 
-    def _report_episode(self) -> None:
+    def _episode_check(self) -> None:
+        """Report the episode once a second passed without a stall, or once it is long."""
+        now = time.monotonic()
+        quiet_s = now - self._episode_last
+        if quiet_s < STALL_EPISODE_GAP_S and now - self._episode_started < STALL_EPISODE_MAX_S:
+            self._episode_timer = self.loop.call_later(STALL_EPISODE_GAP_S - quiet_s,
+                                                       self._episode_check)
+            return
         self._episode_timer = None
         stalls, self._episode = self._episode, []
         total = sum(stalls)
@@ -229,6 +233,7 @@ class LiveDriver(ClusterRuntime):
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=10)
         self.loop.close()
+        self.clock.unbind()
         _release_switch_interval()
 
 

@@ -26,6 +26,12 @@ the cluster's thread could observe:
   clock leaves it out and hands it to ``on_stall``; the live driver writes
   it to the event log as a ``sandbox_stalled`` event, in the sandbox's
   words, never as a Kafka event.
+* a garbage collection of at least ``GC_PAUSE_MS`` that runs on the
+  cluster's own thread is a stall too, although the thread is busy: the
+  collector stops every thread of the process and walks the whole heap,
+  mostly the notebook's and its clients' objects (a broker's JVM would
+  collect only its own).  Collections run by other threads are waits like
+  any other.
 
 All nodes share the clock, so a stall freezes the whole cluster in its own
 time, as a paused virtual machine resumes where it stopped: no Kafka timeout
@@ -57,6 +63,7 @@ only read on the cluster's thread (`bind` names it); from any other thread
 
 from __future__ import annotations
 
+import gc
 import selectors
 import threading
 import time
@@ -65,6 +72,7 @@ from typing import Callable
 STALL_ALLOWANCE_MS = 50.0   # waiting per stretch that still counts as the cluster's own time
 IDLE_TIMEOUT_CAP_S = 0.025  # select never sleeps longer: bounds a stall hidden behind a wake-up
 CATCH_UP_RATE = 0.25        # while idle and behind, each idle ms also gives back this many ms
+GC_PAUSE_MS = 10.0          # a garbage collection on the cluster's thread this long is a stall
 
 
 class StallClock:
@@ -89,6 +97,8 @@ class StallClock:
         self._mark_cpu = 0.0                  # the thread's CPU time then (ms)
         self._idle_ms = 0.0                   # idle time credited within the stretch
         self._last = int(self._wall_anchor)   # last value returned: never go back
+        self._gc_started: tuple[float, float] | None = None  # (monotonic, cpu) ms of a collection
+        self._gc_unreported = 0.0             # collections left out, not yet given to on_stall
 
     def bind(self) -> None:
         """Call on the cluster's thread before it runs anything: from now on it is observed."""
@@ -96,11 +106,22 @@ class StallClock:
         self._mark_mono = self._monotonic() * 1000.0
         self._mark_cpu = self._thread_cpu() * 1000.0
         self._idle_ms = 0.0
+        gc.callbacks.append(self._on_gc)
+
+    def unbind(self) -> None:
+        """Stop observing (the cluster's thread has ended)."""
+        if self._on_gc in gc.callbacks:
+            gc.callbacks.remove(self._on_gc)
+        self._thread_id = None
 
     def now(self) -> int:
         mono = self._monotonic() * 1000.0
-        if threading.get_ident() == self._thread_id and mono - self._mark_mono > self.allowance_ms:
-            self._close_stretch(mono)
+        if threading.get_ident() == self._thread_id:
+            if mono - self._mark_mono > self.allowance_ms:
+                self._close_stretch(mono)
+            if self._gc_unreported and self.on_stall is not None:
+                pause, self._gc_unreported = self._gc_unreported, 0.0
+                self.on_stall(pause)
         value = int(self._wall_anchor + mono - self._mono_anchor - self.stalled_ms)
         if value < self._last:
             return self._last
@@ -118,6 +139,26 @@ class StallClock:
             self.total_stalled_ms += stall
             if self.on_stall is not None:
                 self.on_stall(stall)
+
+    def _on_gc(self, phase: str, info: dict) -> None:
+        """``gc.callbacks`` hook.  It runs wherever Python happens to allocate, so it only
+        does arithmetic; the stall is handed to ``on_stall`` at the next ``now``."""
+        if threading.get_ident() != self._thread_id:
+            return
+        if phase == "start":
+            self._gc_started = (self._monotonic() * 1000.0, self._thread_cpu() * 1000.0)
+            return
+        if self._gc_started is None:
+            return
+        (mono, cpu), self._gc_started = self._gc_started, None
+        pause = self._monotonic() * 1000.0 - mono
+        if pause >= GC_PAUSE_MS:
+            # Move the stretch past the collection so that its CPU time is not the cluster's.
+            self._mark_mono += pause
+            self._mark_cpu += self._thread_cpu() * 1000.0 - cpu
+            self.stalled_ms += pause
+            self.total_stalled_ms += pause
+            self._gc_unreported += pause
 
     def idle(self, slept_ms: float) -> None:
         """The thread slept ``slept_ms`` in ``select`` with nothing to do (cluster's thread only)."""

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import selectors
 import threading
 
 import pytest
 
-from minikafka.drivers.stall_clock import (CATCH_UP_RATE, IDLE_TIMEOUT_CAP_S, ObservedSelector,
-                                           StallClock)
+from minikafka.drivers.stall_clock import (CATCH_UP_RATE, GC_PAUSE_MS, IDLE_TIMEOUT_CAP_S,
+                                           ObservedSelector, StallClock)
 
 WALL_START = 1_767_225_600.0     # seconds
 
@@ -30,12 +31,23 @@ class FakeTime:
         self.mono += ms / 1000
 
 
+BOUND: list[StallClock] = []
+
+
+@pytest.fixture(autouse=True)
+def unbind_clocks():
+    yield
+    while BOUND:
+        BOUND.pop().unbind()
+
+
 def make_clock(allowance_ms: float = 50.0):
     fake = FakeTime()
     stalls: list[float] = []
     clock = StallClock(on_stall=stalls.append, allowance_ms=allowance_ms, wall=lambda: WALL_START,
                        monotonic=lambda: fake.mono, thread_cpu=lambda: fake.cpu)
     clock.bind()
+    BOUND.append(clock)
     return clock, fake, stalls
 
 
@@ -165,3 +177,51 @@ def test_a_zero_timeout_select_credits_no_idle_time():
     fake.run(1)
     clock.now()
     assert stalls == [pytest.approx(150)]
+
+
+def test_a_long_garbage_collection_on_the_clusters_thread_is_a_stall():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    fake.run(10)
+    clock.now()
+    clock._on_gc("start", {"generation": 2})
+    fake.run(300)                       # the collector walked the process's heap: busy, not idle
+    clock._on_gc("stop", {"generation": 2})
+    fake.run(10)
+    assert elapsed(clock) == 20
+    assert stalls == [pytest.approx(300)]
+    fake.run(40)
+    clock.now()                         # the stretch around the collection is not a stall again
+    assert stalls == [pytest.approx(300)] and clock.total_stalled_ms == pytest.approx(300)
+
+
+def test_short_collections_count_as_the_clusters_time():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    for _ in range(20):
+        clock._on_gc("start", {"generation": 0})
+        fake.run(GC_PAUSE_MS / 2)
+        clock._on_gc("stop", {"generation": 0})
+        fake.run(5)
+        clock.now()
+    assert stalls == [] and elapsed(clock) == int(20 * (GC_PAUSE_MS / 2 + 5))
+
+
+def test_collections_on_other_threads_are_left_to_the_wait_accounting():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+
+    def collect_elsewhere():
+        clock._on_gc("start", {"generation": 2})
+        fake.wait(300)
+        clock._on_gc("stop", {"generation": 2})
+    other = threading.Thread(target=collect_elsewhere)
+    other.start()
+    other.join()
+    fake.run(1)
+    clock.now()
+    assert stalls == [pytest.approx(250)]   # the cluster's thread waited 300 ms: a plain stall
+
+
+def test_the_clock_hooks_the_collector_only_while_bound():
+    clock, fake, stalls = make_clock()
+    assert clock._on_gc in gc.callbacks
+    clock.unbind()
+    assert clock._on_gc not in gc.callbacks
