@@ -7,7 +7,9 @@
 # and installs the project; cheap when pyproject.toml is unchanged) and
 # scripts/ensure_system_deps.sh (Graphviz, Java 17, and for tests Chromium;
 # installed with apt-get when possible, otherwise one line says what is
-# missing and the tests needing it are skipped).
+# missing and the tests needing it are skipped), then scripts/ensure_jars.sh
+# (Spark's Kafka connector and Apache Kafka 4.3.1's jars, fetched once from
+# Maven Central into ~/.cache/minikafka/jars; likewise one line if it cannot).
 #
 # Knobs: JOBS=n (pytest-xdist workers), PYTEST_ARGS="..." (extra pytest
 # arguments for both test steps), LAB_ARGS="..." (extra jupyter lab arguments),
@@ -50,6 +52,7 @@ venv:
 # The lessons run even when a Python test failed (--keep-going); make still fails.
 test: venv
 	@bash scripts/ensure_system_deps.sh dot java chromium
+	@$(LOAD_SYSTEM_DEPS); bash scripts/ensure_jars.sh
 	@$(MAKE) --no-print-directory --keep-going test-python test-lessons
 
 # Unit, simulation and end-to-end tests, spread over the cores.  A test module
@@ -78,6 +81,7 @@ test-lessons:
 
 lab: venv
 	@bash scripts/ensure_system_deps.sh dot java
+	@$(LOAD_SYSTEM_DEPS); bash scripts/ensure_jars.sh spark
 	@mkdir -p lessons
 	@args=(--ServerApp.root_dir=lessons); \
 	[[ ! -f lessons/00_index.ipynb ]] || args+=(--LabApp.default_url=/lab/tree/00_index.ipynb); \
