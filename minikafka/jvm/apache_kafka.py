@@ -20,6 +20,16 @@ together.  `KAFKA_TOOLS` maps each script name to its main class in
 `run_kafka_tool` / `start_kafka_tool` run one as ``bin/<tool>.sh`` would,
 with the JVM settings of `java_process`.
 
+A tool's JVM spends most of its second loading classes.  `run_kafka_tool`
+therefore keeps one class-data-sharing archive per tool (AppCDS, Java 13+):
+the first run writes the classes it loaded to
+``<cache>/kafka-4.3.1/cds/<tool>-java<N>.jsa`` as it exits (to a temporary
+name, renamed once complete, so a concurrent run never maps half a file),
+and every later run maps them instead of reading the jars, starting about
+twice as fast (0.65 s -> 0.33 s for ``kafka-storage random-uuid`` here).
+An archive that does not match the JVM or the class path is ignored by
+Java itself.
+
 Using it
 --------
 A tool, to completion (stdout holds only the tool's output)::
@@ -55,12 +65,15 @@ it.  Simplified: only the tools listed in `KAFKA_TOOLS`; no ``KAFKA_OPTS`` /
 
 from __future__ import annotations
 
+import os
 import subprocess
+import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
-from minikafka.jvm.jar_cache import classpath, fetch_jars
+from minikafka.jvm.jar_cache import classpath, fetch_jars, jar_dir
 from minikafka.jvm.java_process import JavaProcess, run_java, start_java
+from minikafka.jvm.java_runtime import find_java, java_version
 
 KAFKA_VERSION = "4.3.1"
 SCALA_VERSION = "2.13"
@@ -131,11 +144,29 @@ def tool_main_class(tool: str) -> str:
 
 
 def run_kafka_tool(tool: str, args: Iterable[str] = (), *, timeout: float = 120, input: str | None = None,
-                   quiet: bool = False, **java_options) -> subprocess.CompletedProcess[str]:
+                   quiet: bool = False, class_data_sharing: bool = True,
+                   **java_options) -> subprocess.CompletedProcess[str]:
     """Run ``bin/<tool>.sh args`` to completion; exit code, stdout and stderr (see `java_process.run_java`)."""
     main_class = tool_main_class(tool)
-    return run_java(main_class, list(args), classpath=kafka_classpath(quiet=quiet), timeout=timeout, input=input,
-                    **java_options)
+    path = kafka_classpath(quiet=quiet)
+    options, writing = _class_data_sharing(tool.removesuffix(".sh")) if class_data_sharing else ((), None)
+    java_options["jvm_options"] = (*options, *java_options.get("jvm_options", ()))
+    try:
+        return run_java(main_class, list(args), classpath=path, timeout=timeout, input=input, **java_options)
+    finally:
+        if writing is not None and writing.exists():
+            os.replace(writing, writing.with_name(writing.name.split(".", 1)[0] + ".jsa"))
+
+
+def _class_data_sharing(tool: str) -> tuple[tuple[str, ...], Path | None]:
+    """JVM options to map ``tool``'s archive, or to write it (and the temporary file it is written to)."""
+    directory = jar_dir(KAFKA_JARS_NAME) / "cds"
+    archive = directory / f"{tool}-java{java_version(find_java())}.jsa"
+    if archive.exists():
+        return (f"-XX:SharedArchiveFile={archive}", "-Xlog:disable"), None
+    directory.mkdir(exist_ok=True)
+    writing = directory / f"{archive.stem}.{uuid.uuid4().hex}.tmp"
+    return (f"-XX:ArchiveClassesAtExit={writing}", "-Xlog:disable"), writing
 
 
 def start_kafka_tool(tool: str, args: Iterable[str] = (), *, quiet: bool = False, **java_options) -> JavaProcess:

@@ -58,3 +58,19 @@ def test_without_maven_spark_s_ivy_fetches_with_dependencies(monkeypatch, tmp_pa
     assert sorted(jar.name for jar in jars) == ["slf4j-api-1.7.36.jar", "slf4j-simple-1.7.36.jar"]
 
 
+
+
+@pytest.mark.spark
+def test_a_tool_s_classes_are_archived_once_and_mapped_afterwards(kafka_classpath):
+    from minikafka.jvm.apache_kafka import KAFKA_JARS_NAME, _class_data_sharing
+    from minikafka.jvm.jar_cache import jar_dir
+
+    first = run_kafka_tool("kafka-storage", ["random-uuid"], quiet=True)
+    second = run_kafka_tool("kafka-storage", ["random-uuid"], quiet=True)
+    assert (first.returncode, second.returncode, first.stderr, second.stderr) == (0, 0, "", "")
+    assert first.stdout != second.stdout  # each run drew its own uuid
+    cds = jar_dir(KAFKA_JARS_NAME) / "cds"
+    names = [path.name for path in cds.glob("kafka-storage-*")]
+    assert len(names) == 1 and names[0].endswith(".jsa")  # one archive, no temporary file left
+    options, writing = _class_data_sharing("kafka-storage")
+    assert writing is None and options[0].startswith("-XX:SharedArchiveFile=")
