@@ -12,7 +12,9 @@ active controller's own view of the quorum.
 ``minikafka <tool>`` commands, which talk to the brokers over the Kafka
 protocol like Kafka's own scripts) in this process, with the cluster's
 bootstrap address filled in when the command line has none, and returns what
-it printed.
+it printed.  With ``real=True`` it runs Apache Kafka's own tool instead
+(`minikafka.jvm.run_kafka_tool`: a JVM, jars fetched on first use), so a
+lesson can show both side by side.
 """
 
 from __future__ import annotations
@@ -69,17 +71,20 @@ class ClusterTools:
         return metadata_quorum_command.format_replication(
             self._quorum_info(), human_readable, now).rstrip("\n")
 
-    def run_tool(self, command: str) -> str:
+    def run_tool(self, command: str, real: bool = False) -> str:
         """Run a Kafka shell tool against this cluster and return what it printed, e.g.
         ``cluster.run_tool("kafka-consumer-groups.sh --describe --group billing")``.
 
         The tool is the sandbox's look-alike of Kafka's script (same options, output and
-        error texts; ``minikafka <tool>`` on a terminal).  Without ``--bootstrap-server``
-        or ``--bootstrap-controller`` the first running broker is used."""
+        error texts; ``minikafka <tool>`` on a terminal), or with ``real=True`` Apache
+        Kafka's own tool run from its jars (``minikafka kafka-tool <tool>``).  Without
+        ``--bootstrap-server`` or ``--bootstrap-controller`` the first running broker is used."""
         from minikafka.cli import tools
         words = shlex.split(command)
         if not words:
             raise ValueError("run_tool needs a command, e.g. 'kafka-topics.sh --list'")
+        if real:
+            return self._run_real_tool(words)
         name = words[0].removesuffix(".sh").removeprefix("kafka-")
         name = {"consumer-groups": "consumer-groups", "topics": "topics"}.get(name, name)
         if name not in tools.TOOL_NAMES:
@@ -102,3 +107,18 @@ class ClusterTools:
         finally:
             tools.TOOL_RANDOM.reset(seeded)
         return out.getvalue().rstrip("\n")
+
+    def _run_real_tool(self, words: list[str]) -> str:
+        from minikafka.jvm import run_kafka_tool, tool_main_class
+        tool_main_class(words[0])  # an unknown tool: ValueError naming the known ones
+        args = words[1:]
+        takes_bootstrap = words[0].removesuffix(".sh") not in _TOOLS_WITHOUT_BOOTSTRAP
+        if takes_bootstrap and not {"--bootstrap-server", "--bootstrap-controller"} & {a.split("=")[0] for a in args}:
+            args = ["--bootstrap-server", self.bootstrap_servers.split(",")[0]] + args
+        result = run_kafka_tool(words[0], args)
+        return (result.stdout + result.stderr).rstrip("\n")
+
+
+# Kafka tools that read files or start servers rather than talking to a cluster.
+_TOOLS_WITHOUT_BOOTSTRAP = frozenset({"kafka-dump-log", "kafka-metadata-shell", "kafka-storage",
+                                      "kafka-server-start", "kafka-jmx", "kafka-e2e-latency"})

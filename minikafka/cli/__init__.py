@@ -1,9 +1,10 @@
-"""The ``minikafka`` command: ``minikafka up`` and Kafka-tool look-alikes.
+"""The ``minikafka`` command: ``minikafka up``, Kafka-tool look-alikes, and Kafka's own tools.
 
 ``minikafka up`` runs a live cluster in the foreground, prints one line
 ``bootstrap.servers=...`` when every broker is ready, and stops cleanly on
-Ctrl-C or SIGTERM.  The other subcommands mirror Kafka's shell tools and are
-registered by their modules in this package.
+Ctrl-C or SIGTERM.  Most other subcommands mirror Kafka's shell tools and are
+registered by their modules in this package; ``minikafka kafka-tool <tool>``
+runs Apache Kafka's real tool from its jars (`kafka_tool`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from minikafka.cli import tools, up
+from minikafka.cli import kafka_tool, tools, up
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     up.register(sub)
     tools.register(sub)
+    kafka_tool.register(sub)
     return parser
 
 
@@ -27,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in tools.TOOL_NAMES:
         # Kafka-tool look-alikes parse their own arguments (jopt-simple rules), untouched.
         return tools.run_named(argv[0], argv[1:])
+    if argv and argv[0] == kafka_tool.NAME:
+        return kafka_tool.main(argv[1:])  # Kafka's own tool: every argument is its own
     parser = build_parser()
     args = parser.parse_args(argv)
     return int(args.run(args) or 0)

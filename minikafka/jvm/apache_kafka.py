@@ -72,7 +72,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from minikafka.jvm.jar_cache import classpath, fetch_jars, jar_dir
-from minikafka.jvm.java_process import JavaProcess, run_java, start_java
+from minikafka.jvm.java_process import JavaProcess, java_command, run_java, start_java
 from minikafka.jvm.java_runtime import find_java, java_version
 
 KAFKA_VERSION = "4.3.1"
@@ -156,6 +156,27 @@ def run_kafka_tool(tool: str, args: Iterable[str] = (), *, timeout: float = 120,
     finally:
         if writing is not None and writing.exists():
             os.replace(writing, writing.with_name(writing.name.split(".", 1)[0] + ".jsa"))
+
+
+def exec_kafka_tool(tool: str, args: Iterable[str] = (), **java_options) -> int:
+    """Run ``bin/<tool>.sh args`` on this terminal (its stdin, stdout and stderr); its exit code.
+
+    For the ``minikafka kafka-tool`` command: Ctrl-C reaches the JVM as it would
+    from Kafka's script (same process group), and the tool's exit code is returned.
+    """
+    main_class = tool_main_class(tool)
+    path = kafka_classpath()
+    options, writing = _class_data_sharing(tool.removesuffix(".sh"))
+    command = java_command(main_class, list(args), classpath=path,
+                           jvm_options=(*options, *java_options.pop("jvm_options", ())), **java_options)
+    process = subprocess.Popen(command)
+    try:
+        code = process.wait()
+    except KeyboardInterrupt:  # the JVM got the same SIGINT: let it finish its shutdown hooks
+        code = process.wait()
+    if writing is not None and writing.exists():
+        os.replace(writing, writing.with_name(writing.name.split(".", 1)[0] + ".jsa"))
+    return code
 
 
 def _class_data_sharing(tool: str) -> tuple[tuple[str, ...], Path | None]:
