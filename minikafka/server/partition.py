@@ -40,6 +40,7 @@ from minikafka.common.errors import (Errors, KafkaException, NotEnoughReplicasEx
                                      NotLeaderOrFollowerException)
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
+from minikafka.common.java_hashing import hashmap_order
 from minikafka.server.fetch import FetchPartitionData, FetchPartitionRequest
 from minikafka.storage.fetch_data_info import FetchIsolation
 from minikafka.storage.file_records import TimestampAndOffset
@@ -56,6 +57,13 @@ UNKNOWN_OFFSET = -1
 def _ids(ids) -> str:
     """How Kafka's Partition log lines print a replica list: ``1,2,3``."""
     return ",".join(str(i) for i in ids)
+
+
+def isr_set(ids) -> tuple[int, ...]:
+    """The ISR a leader proposes in AlterPartition: Kafka 4.3's ``Partition`` keeps it in a Java
+    ``HashSet``, so it goes out in hash order (ascending for ids below the table size), not in the
+    order replicas joined: ISR 3 plus 2 is sent as 2,3."""
+    return tuple(hashmap_order(list(ids)))
 
 
 def scala_set(ids) -> str:
@@ -368,7 +376,7 @@ class Partition:
             return
         if not self.manager.is_replica_isr_eligible(replica_id, state.broker_epoch):
             return
-        new_isr = self.isr + (replica_id,)
+        new_isr = isr_set(self.isr + (replica_id,))
         self.manager.node.emit(
             "isr_expand", f"[Partition {self.topic_partition} broker={self.broker_id}] Expanding ISR "
             f"from {_ids(self.isr)} to {_ids(new_isr)}: broker {replica_id} caught up to the high "
@@ -387,7 +395,7 @@ class Partition:
             return
         lagging = self.out_of_sync_replicas(now, max_lag_ms)
         if lagging:
-            new_isr = tuple(r for r in self.isr if r not in lagging)
+            new_isr = isr_set(r for r in self.isr if r not in lagging)
             self._note_shrink(new_isr, lagging, now, max_lag_ms)
             self._submit_isr_change(new_isr, adding=set(), removing=set(lagging))
 
