@@ -75,8 +75,10 @@ def test_the_cluster_clock_left_the_freeze_out_and_catches_up_while_idle(cluster
     freeze_cluster_thread(cluster, 0.8)
     assert clock.total_stalled_ms - before >= 600
     eventually(lambda: clock.stalled_ms == 0, timeout_s=20, what="the clock to catch up")
-    lag_ms = time.time() * 1000 - cluster.driver.submit(cluster.driver.now)
-    assert -50 < lag_ms < 50
+    before = time.time() * 1000
+    cluster_now = cluster.driver.submit(cluster.driver.now)
+    after = time.time() * 1000
+    assert before - 5 <= cluster_now <= after + 5      # back on the wall clock
 
 
 def test_a_killed_broker_is_still_fenced_after_a_freeze(cluster):
