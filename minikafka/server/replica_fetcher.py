@@ -26,8 +26,12 @@ the leader epoch it believes current.  The answer is one of:
 
 Reassignment throttling: partitions listed in the topic's
 ``follower.replication.throttled.replicas`` fetch no more than the broker's
-``follower.replication.throttled.rate`` bytes per second (measured over a
-one-second window, as Kafka's replication quota does).
+``follower.replication.throttled.rate`` bytes per second.  As Kafka's
+replication quota (a ``SimpleRate``), the rate is the bytes fetched in the
+last ``replication.quota.window.num`` (11) windows of
+``replication.quota.window.size.seconds`` (1 s), divided by the time since
+the oldest of them (at least one window): one large first fetch keeps a
+throttled partition waiting for up to 11 s, not 1 s.
 
 Mirrors ``kafka.server.ReplicaFetcherManager``, ``AbstractFetcherThread`` and
 ``ReplicaFetcherThread``.  Simplified: no fetch sessions, one fetcher per
@@ -176,8 +180,13 @@ class ReplicaFetcher:
         rate = self.manager.throttle_rate()
         if rate is None:
             return False
-        self.throttle_window = [(t, n) for t, n in self.throttle_window if now - t < 1000]
-        return sum(n for _, n in self.throttle_window) >= rate
+        window_ms = self.manager.quota_window_ms
+        self.throttle_window = [(t, n) for t, n in self.throttle_window
+                                if now - t < window_ms * self.manager.quota_samples]
+        if not self.throttle_window:
+            return False
+        elapsed_ms = max(now - self.throttle_window[0][0], window_ms)   # the first window counts whole
+        return sum(n for _, n in self.throttle_window) * 1000 / elapsed_ms > rate
 
 
 class ReplicaFetcherManager:
@@ -197,6 +206,8 @@ class ReplicaFetcherManager:
         self.partition_max_bytes = self.broker.config_int("replica.fetch.max.bytes", 1048576)
         self.response_max_bytes = self.broker.config_int("replica.fetch.response.max.bytes",
                                                          10485760)
+        self.quota_samples = self.broker.config_int("replication.quota.window.num", 11)
+        self.quota_window_ms = 1000 * self.broker.config_int("replication.quota.window.size.seconds", 1)
 
     def broker_epoch(self) -> int:
         return self.broker.lifecycle.broker_epoch

@@ -152,6 +152,9 @@ BROKER_CONFIG_DEF = (
     .define("replica.fetch.min.bytes", Type.INT, 1)
     .define("replica.fetch.response.max.bytes", Type.INT, 10 * MIB, Range.at_least(0))
     .define("num.replica.fetchers", Type.INT, 1)
+    # ReplicationQuotaManagerConfig: the throttle's rate is measured over these windows
+    .define("replication.quota.window.num", Type.INT, 11, Range.at_least(1))
+    .define("replication.quota.window.size.seconds", Type.INT, 1, Range.at_least(1))
     .define("replica.high.watermark.checkpoint.interval.ms", Type.LONG, 5000)
     .define("auto.leader.rebalance.enable", Type.BOOLEAN, True)
     .define("leader.imbalance.check.interval.seconds", Type.LONG, 300, Range.at_least(1))
