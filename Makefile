@@ -2,6 +2,7 @@
 #
 #   make lab     build .venv, install minikafka, start JupyterLab on lessons/
 #   make test    build .venv, install minikafka, run every test and lesson
+#   make test-oracle  the sandbox against a real Apache Kafka 4.3.1 (Java 17, jars from Maven Central)
 #
 # Both first run scripts/ensure_venv.sh (creates .venv with Python >= 3.11
 # and installs the project; cheap when pyproject.toml is unchanged) and
@@ -38,11 +39,12 @@ test test-python test-lessons lab bench: export PYSPARK_DRIVER_PYTHON := $(CURDI
 # environment; without them conftest.py looks the programs up itself.
 LOAD_SYSTEM_DEPS := [[ ! -f $(SYSTEM_DEPS_ENV) ]] || { set -a; source $(SYSTEM_DEPS_ENV); set +a; }
 
-.PHONY: help venv test test-python test-lessons lab bench clean
+.PHONY: help venv test test-python test-lessons test-oracle lab bench clean
 
 help:
 	@echo "make lab     set up .venv and start JupyterLab on lessons/"
 	@echo "make test    set up .venv and run all tests, then the lessons with nbval"
+	@echo "make test-oracle  play the differential scenarios against a real Kafka 4.3.1 and refresh docs/fidelity.md"
 	@echo "make bench   run every benchmarks/*.py"
 	@echo "make clean   remove .venv and the set-up stamps"
 
@@ -65,6 +67,17 @@ test-python:
 	@$(LOAD_SYSTEM_DEPS); \
 	$(PY) -m pytest -n $(JOBS) --dist loadfile -ra -m "not spark and not browser and not slow" $(PYTEST_ARGS) tests; \
 	$(PY) -m pytest -ra -m "spark or browser or slow" $(PYTEST_ARGS) tests
+
+# The differential suite alone: every scenario played against a real Apache Kafka
+# 4.3.1 and the sandbox (tests/oracle, also part of test-python's serial pass).
+# docs/fidelity.md's table is rewritten from the run; the last line is
+# "N scenarios: X identical, Y normalised, Z different".
+test-oracle: venv
+	@bash scripts/ensure_system_deps.sh java
+	@$(LOAD_SYSTEM_DEPS); bash scripts/ensure_jars.sh kafka
+	@$(LOAD_SYSTEM_DEPS); status=0; \
+	$(PY) -m pytest -p no:cacheprovider -ra $(PYTEST_ARGS) tests/oracle || status=$$?; \
+	$(PY) scripts/oracle_fidelity_table.py; exit $$status
 
 # Every lesson and drill notebook in strict nbval mode; one worker owns a whole
 # notebook (loadscope) because all cells of a notebook share one kernel.  Graded

@@ -40,17 +40,6 @@ from tests.oracle.real_kafka import HOST, RealKafkaCluster
 TOOL_TIMEOUT_S = 120
 
 
-def class_data_sharing() -> tuple[str, ...]:
-    """JVM options for a tool run: the classes of the first tool run are archived (AppCDS) and
-    mapped by every later run, which starts ~0.6 s sooner (a scenario runs a dozen tools)."""
-    from minikafka.jvm import find_java, jar_dir, java_version
-    from minikafka.jvm.apache_kafka import KAFKA_JARS_NAME
-
-    archive = jar_dir(KAFKA_JARS_NAME) / f"tools-java{java_version(find_java())}.jsa"
-    use = f"-XX:SharedArchiveFile={archive}" if archive.exists() else f"-XX:ArchiveClassesAtExit={archive}"
-    return (use, "-Xlog:disable")              # no CDS warnings on stdout, ever
-
-
 @dataclass(frozen=True)
 class ToolRun:
     """What one run of a Kafka tool printed."""
@@ -191,8 +180,7 @@ class Side:
     def tool(self, name: str, *args: str, input: str | None = None, bootstrap: bool = True) -> ToolRun:
         """Kafka's ``bin/<name>.sh``; ``--bootstrap-server`` is added first when ``bootstrap``."""
         argv = (["--bootstrap-server", self.bootstrap_servers] if bootstrap else []) + list(args)
-        result = run_kafka_tool(name, argv, input=input, timeout=TOOL_TIMEOUT_S, quiet=True,
-                                jvm_options=class_data_sharing())
+        result = run_kafka_tool(name, argv, input=input, timeout=TOOL_TIMEOUT_S, quiet=True)
         return ToolRun(result.returncode, result.stdout, result.stderr)
 
     def raw(self, broker_id: int | None = None) -> RawConnection:

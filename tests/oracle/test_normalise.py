@@ -60,6 +60,8 @@ def test_one_id_where_the_other_side_has_two_differs():
 def test_a_port_inside_a_longer_number_and_a_lowercase_name_stay():
     assert normalise("offset 1400012 port 40001", KAFKA) == "offset 1400012 port <broker 1 port>"
     assert normalise("topic abcdefghijklmnopqrstuv") == "topic abcdefghijklmnopqrstuv"   # 22 letters, one case
+    assert normalise("AlterShareGroupOffsets(91)") == "AlterShareGroupOffsets(91)"   # 22 letters, an API name
+    assert normalise('"eligibleLeaderReplicas": [2]') == '"eligibleLeaderReplicas": [2]'      # a field name
 
 
 def test_a_mask_replaces_only_its_group_and_is_named():
@@ -69,6 +71,8 @@ def test_a_mask_replaces_only_its_group_and_is_named():
     assert comparison.result == "normalised"
     assert comparison.kafka_normalised == "HighWatermark:          <varies: metadata log end offset>\nLeaderId: 1"
     assert compare(kafka, sandbox.replace("LeaderId: 1", "LeaderId: 2"), masks=masks).result == "different"
+    row = [(r"^1001\t(\d+\s*)\t(\d+)$", "offsets")]
+    assert normalise("1001\t31   \t0", masks=row) == "1001\t<varies: offsets>\t<varies: offsets>"
 
 
 def test_tool_runs_keep_errors_and_drop_warnings_and_stack_frames():

@@ -1,0 +1,118 @@
+"""Differential scenarios: classic consumer groups joined by Kafka's Java consumer, offsets committed,
+described (members, state, lag), reset and deleted with ``kafka-consumer-groups``."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from minikafka.jvm import start_kafka_tool
+from tests.oracle.sides import ToolRun
+
+pytestmark = pytest.mark.slow
+
+RECORDS = "".join(f"k{i}:v{i}\n" for i in range(6))
+
+
+def fill(side, topic: str, partitions: int = 2) -> None:
+    created = side.tool("kafka-topics", "--create", "--topic", topic, "--partitions", str(partitions))
+    assert created.returncode == 0, created.text()
+    side.tool("kafka-console-producer", "--topic", topic, "--property", "parse.key=true",
+              "--property", "key.separator=:", input=RECORDS)
+
+
+def consume(side, topic: str, group: str, count: int) -> ToolRun:
+    """Kafka's console consumer in ``group`` reads ``count`` records, commits and leaves."""
+    return side.tool("kafka-console-consumer", "--topic", topic, "--group", group, "--from-beginning",
+                     "--max-messages", str(count), "--timeout-ms", "30000")
+
+
+def groups_tool(side, *args: str) -> ToolRun:
+    return side.tool("kafka-consumer-groups", *args)
+
+
+def test_commit_and_describe_an_empty_group(single):
+    def scenario(side):
+        fill(side, "g-orders")
+        read = consume(side, "g-orders", "billing", 6)
+        return {"consumed": f"exit {read.returncode}, {len(read.stdout.splitlines())} records",
+                "list": groups_tool(side, "--list"),
+                "describe": groups_tool(side, "--describe", "--group", "billing"),
+                "state": groups_tool(side, "--describe", "--group", "billing", "--state"),
+                "members": groups_tool(side, "--describe", "--group", "billing", "--members")}
+    single.play("groups: commit, list and describe a group with no active member", scenario, area="groups")
+
+
+def test_lag(single):
+    def scenario(side):
+        fill(side, "g-lag", 1)
+        consume(side, "g-lag", "laggard", 2)
+        side.tool("kafka-console-producer", "--topic", "g-lag", input="late-1\nlate-2\n")
+        return groups_tool(side, "--describe", "--group", "laggard", "--offsets")
+    single.play("groups: lag after more records arrive", scenario, area="groups")
+
+
+def test_active_member(single):
+    def scenario(side):
+        fill(side, "g-live")
+        with start_kafka_tool("kafka-console-consumer", ["--bootstrap-server", side.bootstrap_servers, "--topic",
+                                                        "g-live", "--group", "live", "--from-beginning"],
+                              quiet=True) as consumer:
+            consumer.wait_for_output(r"(?s)(v\d.*){6}", timeout=60)
+            side.wait_until(lambda: "Stable" in groups_tool(side, "--describe", "--group", "live",
+                                                            "--state").stdout, what="group live Stable")
+            described = {"describe": groups_tool(side, "--describe", "--group", "live"),
+                         "members": groups_tool(side, "--describe", "--group", "live", "--members", "--verbose"),
+                         "state": groups_tool(side, "--describe", "--group", "live", "--state", "--verbose"),
+                         "delete while active": groups_tool(side, "--delete", "--group", "live")}
+        return described
+    single.play("groups: describe a group with an active member (members, assignment, state)", scenario,
+                area="groups")
+
+
+def test_reset_offsets(single):
+    def scenario(side):
+        fill(side, "g-reset")
+        consume(side, "g-reset", "rewind", 6)
+        return {"dry run": groups_tool(side, "--reset-offsets", "--group", "rewind", "--topic", "g-reset",
+                                       "--to-earliest", "--dry-run"),
+                "execute": groups_tool(side, "--reset-offsets", "--group", "rewind", "--topic", "g-reset:0",
+                                       "--to-offset", "1", "--execute"),
+                "after": groups_tool(side, "--describe", "--group", "rewind", "--offsets")}
+    single.play("groups: reset offsets (dry run, execute)", scenario, area="groups")
+
+
+def test_delete_and_unknown_groups(single):
+    def scenario(side):
+        fill(side, "g-gone", 1)
+        consume(side, "g-gone", "gone", 1)
+        return {"delete": groups_tool(side, "--delete", "--group", "gone"),
+                "delete again": groups_tool(side, "--delete", "--group", "gone"),
+                "describe unknown": groups_tool(side, "--describe", "--group", "never-was"),
+                "list": groups_tool(side, "--list")}
+    single.play("groups: delete a group, and unknown groups", scenario, area="groups")
+
+
+def test_kafka_python_group(single):
+    def scenario(side):
+        from kafka import KafkaConsumer, TopicPartition
+
+        fill(side, "g-python", 2)
+        consumer = KafkaConsumer("g-python", group_id="py", auto_offset_reset="earliest", enable_auto_commit=False,
+                                 **side.client_options())
+        try:
+            seen: list[str] = []
+            deadline = time.monotonic() + 30
+            while len(seen) < 6 and time.monotonic() < deadline:
+                for records in consumer.poll(timeout_ms=500).values():
+                    seen.extend(record.value.decode() for record in records)
+            seen.sort()
+            consumer.commit()
+            committed = {p: consumer.committed(TopicPartition("g-python", p)) for p in (0, 1)}
+            assignment = sorted(tp.partition for tp in consumer.assignment())
+        finally:
+            consumer.close()
+        return {"records": seen, "committed": committed, "assignment": assignment,
+                "describe": groups_tool(side, "--describe", "--group", "py")}
+    single.play("groups: a kafka-python consumer joins, reads and commits", scenario, area="groups")
