@@ -173,9 +173,10 @@ def delete_groups(connection: AdminConnection, group_ids: list[str]) -> output.T
     console = output.Console()
     succeeded = string_order(g for g, e in errors.items() if e is None)
     failed = {g: e for g, e in errors.items() if e is not None}
-    # Kafka 4.x quotes the joined list once ('a, b'), prints each failure as the
-    # ExecutionException KafkaFuture.get() threw, and joins the partial successes with a bare
-    # quote ('a'b', ') -- all as ConsumerGroupCommand.deleteGroups writes them.
+    # Kafka 4.3 quotes the joined list once ('a, b'), prints each failure as the exception
+    # the group's future failed with (its cause, not the ExecutionException around it), and joins
+    # the partial successes with a bare quote ('a'b', ') -- all as ConsumerGroupCommand.deleteGroups
+    # writes them.
     if not failed:
         console.println("Deletion of requested consumer groups ('" + ", ".join(succeeded)
                         + "') was successful.")
@@ -183,7 +184,7 @@ def delete_groups(connection: AdminConnection, group_ids: list[str]) -> output.T
     console.println("\nError: Deletion of some consumer groups failed:")
     for group in string_order(failed):
         console.println(f"* Group '{group}' could not be deleted due to: "
-                        f"{java_string(ExecutionException(failed[group]))}")
+                        f"{java_string(failed[group])}")
     if succeeded:
         console.println("\nThese consumer groups were deleted successfully: '" + "'".join(succeeded) + "', '")
     return console.result()

@@ -109,16 +109,16 @@ def test_an_unknown_group_and_deleting_groups(cluster, cli, member):
                                               "not found.\n")
     busy = cli("consumer-groups", "--bootstrap-server", bs, "--delete", "--group", "dashboard")
     assert busy.out == ("\nError: Deletion of some consumer groups failed:\n* Group 'dashboard' could not be deleted "
-                        "due to: java.util.concurrent.ExecutionException: "
+                        "due to: "
                         "org.apache.kafka.common.errors.GroupNotEmptyException: The group is not empty.\n")
     unknown = cli("consumer-groups", "--bootstrap-server", bs, "--delete", "--group", "nope")
     assert unknown.out == ("\nError: Deletion of some consumer groups failed:\n* Group 'nope' could not be deleted "
-                           "due to: java.util.concurrent.ExecutionException: "
+                           "due to: "
                            "org.apache.kafka.common.errors.GroupIdNotFoundException: The group id does not exist.\n")
     member.close()
     deleted = cli("consumer-groups", "--bootstrap-server", bs, "--delete", "--group", "dashboard", "--group", "nope")
     assert deleted.out == ("\nError: Deletion of some consumer groups failed:\n* Group 'nope' could not be deleted "
-                           "due to: java.util.concurrent.ExecutionException: "
+                           "due to: "
                            "org.apache.kafka.common.errors.GroupIdNotFoundException: The group id does not exist.\n"
                            "\nThese consumer groups were deleted successfully: 'dashboard', '\n")
     assert cli("consumer-groups", "--bootstrap-server", bs, "--list").out == ""
