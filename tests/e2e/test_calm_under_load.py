@@ -85,6 +85,21 @@ def reactions(cluster: Cluster, mark: int, kinds: set[str]) -> list[str]:
     return [f"{e.kind}: {e.text}" for e in cluster.events.since(mark, kinds)]
 
 
+def timeline(cluster: Cluster, mark: int, kinds: set[str]) -> str:
+    """What the cluster did from 2 s before its first reaction (every event kind, with the cluster's
+    time), and how its clock fared: read in a failure to tell a starved thread from a sandbox bug."""
+    events = cluster.events.since(mark)
+    first = next((e for e in events if e.kind in kinds), None)
+    if first is None:
+        return ""
+    clock = cluster.driver.clock
+    lines = [f"{e.time_ms - first.time_ms:+6d} ms  {e.kind}: {e.text}" for e in events
+             if first.time_ms - 2000 <= e.time_ms and e.kind not in ("client_connected",)][:60]
+    return ("\n".join(lines) + f"\nclock: {clock.total_stalled_ms:.0f} ms left out as stalls so far, "
+            f"{clock.stalled_ms:.0f} ms behind the wall clock now; scheduler rounds "
+            f"{cluster.driver.scheduler.rounds}; internal errors {cluster.driver.internal_errors}")
+
+
 def test_a_producer_flat_out_in_this_process_makes_no_kafka_event(cluster):
     before = committed_records(cluster)
     mark = cluster.events.last_seq
@@ -94,7 +109,7 @@ def test_a_producer_flat_out_in_this_process_makes_no_kafka_event(cluster):
     finally:
         load.close()
     time.sleep(1.0)                          # a late reaction to the load would show up by now
-    assert reactions(cluster, mark, KAFKA_REACTIONS) == []
+    assert reactions(cluster, mark, KAFKA_REACTIONS) == [], timeline(cluster, mark, KAFKA_REACTIONS)
     assert committed_records(cluster) - before > 10_000     # the load reached the brokers
 
 
@@ -111,7 +126,8 @@ def test_a_consumer_group_reading_flat_out_beside_it_makes_no_kafka_event(cluste
         while time.monotonic() < deadline:
             got += sum(len(batch) for batch in reader.poll(timeout_ms=100).values())
         time.sleep(1.0)
-        assert reactions(cluster, mark, KAFKA_REACTIONS | GROUP_REACTIONS) == []
+        assert reactions(cluster, mark, KAFKA_REACTIONS | GROUP_REACTIONS) == [], \
+            timeline(cluster, mark, KAFKA_REACTIONS | GROUP_REACTIONS)
         assert got > 10_000
     finally:
         reader.close()
