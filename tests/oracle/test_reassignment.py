@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -114,18 +113,6 @@ def test_cancel(multi):
                 "cancel again": reassign(side, "--cancel", "--reassignment-json-file", plan),
                 "describe": side.tool("kafka-topics", "--describe", "--topic", "stuck")}
     multi.play("reassignment: a throttled move listed, verified and cancelled", scenario, area="reassignment")
-
-
-def test_throttled_move(multi):
-    def scenario(side):
-        plan, executed = start_throttled_move(side, "throttled")
-        time.sleep(3)
-        listed = reassign(side, "--list")
-        reassign(side, "--cancel", "--reassignment-json-file", plan)
-        side.wait_until(lambda: "No partition reassignments found." in reassign(side, "--list").stdout,
-                        what="no reassignment")
-        return {"execute": executed, "list after 3 s": listed}
-    multi.play("reassignment: a 1 B/s throttle holds a 1.2 MB move back", scenario, area="reassignment")
 
 
 def test_bad_plans(multi):
