@@ -22,6 +22,9 @@ requests to the active controller, answered once the records are committed.
 
 Mirrors what an operator does around ``kafka-server-start.sh`` and
 ``kafka-storage.sh``; the admin verbs mirror ``Admin`` client calls.
+``features={"eligible.leader.replicas.version": 1}`` formats the cluster with
+those feature levels, as ``kafka-storage.sh format --feature`` does (today's
+default keeps eligible leader replicas off; see `feature_control_manager`).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from minikafka.cluster_metadata import ClusterMetadata
 from minikafka.cluster_metrics import ClusterMetrics
 from minikafka.cluster_layout import (DEFAULT_FIRST_CONTROLLER_ID, SIM_BROKER_PORT,
                                       SIM_CONTROLLER_PORT, ClusterLayout, default_broker_props,
-                                      existing_cluster_id, generate_cluster_id, node_ids,
+                                      bootstrap_features, existing_cluster_id, generate_cluster_id, node_ids,
                                       parse_listener, split_overrides)
 from minikafka.cluster_snapshot import build_snapshot
 from minikafka.cluster_tools import ClusterTools
@@ -56,7 +59,8 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
                  timing: str | TimingProfile | None = None,
                  broker_config: Mapping[str, Any] | None = None, host: str = "127.0.0.1",
                  port: int | None = None, cluster_id: str | None = None,
-                 advertised_listeners: Mapping[int, str] | None = None):
+                 advertised_listeners: Mapping[int, str] | None = None,
+                 features: Mapping[str, int] | None = None):
         broker_ids = node_ids(brokers, 1, "brokers")
         if combined:
             count = controllers if isinstance(controllers, int) else len(controllers)
@@ -85,7 +89,8 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
             root=root, cluster_id=cluster_id,
             seed=self.seed if self.seed is not None else cluster_id,
             timing=timing_profile, host=host, brokers=broker_ids, controllers=controller_ids,
-            broker_props=default_broker_props(len(broker_ids), broker_config))
+            broker_props=default_broker_props(len(broker_ids), broker_config),
+            features=bootstrap_features(features))
         for broker_id, text in (advertised_listeners or {}).items():
             if broker_id not in broker_ids:
                 raise ValueError(f"advertised_listeners names {broker_id}, which is not a broker")

@@ -70,6 +70,7 @@ class ClusterLayout:
     controller_ports: dict[int, int] = field(default_factory=dict)  # CONTROLLER listener ports
     broker_props: dict[str, str] = field(default_factory=dict)
     advertised: dict[int, Endpoint] = field(default_factory=dict)   # advertised.listeners overrides
+    features: dict[str, int] | None = None      # bootstrap feature levels (None: the release's defaults)
 
     def roles(self, node_id: int) -> tuple[str, ...]:
         return tuple(r for r, ids in (("broker", self.brokers), ("controller", self.controllers))
@@ -103,7 +104,7 @@ class ClusterLayout:
         props = dict(self.broker_props)   # controllers read topic defaults from the same settings
         return NodeConfig(node_id, roles, self.cluster_id, self.data_dir(node_id), self.voters(),
                           self.timing, f"{self.seed}:controller", tuple(listeners), advertised,
-                          broker_props=props)
+                          broker_props=props, bootstrap_features=self.features)
 
     # ------------------------------------------------------------------ formatting
     def format_storage(self, now_ms: int, salt: str = "") -> list[int]:
@@ -209,3 +210,24 @@ def timing_value(name: str, text: str) -> int:
         from minikafka.common.config.config_def import ConfigException
         raise ConfigException(f"Invalid value {text} for configuration {name}: Not a number of "
                               f"type LONG") from None
+
+
+def bootstrap_features(features: Mapping[str, int] | None) -> dict[str, int] | None:
+    """The feature levels a new cluster is formatted with (``kafka-storage.sh format --feature``).
+
+    Only features other than ``metadata.version`` and ``kraft.version``, each at a
+    level this release supports; the others keep the release's defaults.
+    """
+    if features is None:
+        return None
+    from minikafka.controller.feature_control_manager import BOOTSTRAP_FEATURES_4_1, SUPPORTED_FEATURES_4_1
+    levels = dict(BOOTSTRAP_FEATURES_4_1)
+    for name, level in features.items():
+        if name not in BOOTSTRAP_FEATURES_4_1:
+            raise ValueError(f"features: {name!r} cannot be set at format time here; choose from "
+                             f"{', '.join(sorted(BOOTSTRAP_FEATURES_4_1))}")
+        low, high = SUPPORTED_FEATURES_4_1[name]
+        if not isinstance(level, int) or isinstance(level, bool) or not low <= level <= high:
+            raise ValueError(f"features: {name} must be a level from {low} to {high}, not {level!r}")
+        levels[name] = level
+    return levels

@@ -139,7 +139,8 @@ def _topic_snapshot(cluster: "Cluster", image, name: str) -> TopicSnapshot:
             leader=reg.leader if reg.leader >= 0 else None, leader_epoch=reg.leader_epoch,
             partition_epoch=reg.partition_epoch, adding_replicas=tuple(reg.adding_replicas),
             removing_replicas=tuple(reg.removing_replicas),
-            replica_states=_replica_states(cluster, TopicPartition(name, index), reg)))
+            replica_states=_replica_states(cluster, TopicPartition(name, index), reg),
+            elr=tuple(reg.elr), last_known_elr=tuple(reg.last_known_elr)))
     return TopicSnapshot(name=name, topic_id=str(topic.topic_id), internal=name.startswith("__"),
                          configs=configs, partitions=tuple(partitions))
 

@@ -56,6 +56,8 @@ class PartitionSnapshot:
     adding_replicas: tuple[int, ...] = ()
     removing_replicas: tuple[int, ...] = ()
     replica_states: tuple[ReplicaState, ...] = ()
+    elr: tuple[int, ...] = ()              # eligible leader replicas (KIP-966), stored order
+    last_known_elr: tuple[int, ...] = ()   # ELR members (or the last leader) no longer known to be safe
 
     @property
     def name(self) -> str:

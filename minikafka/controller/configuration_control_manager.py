@@ -27,6 +27,11 @@ finally Kafka's default (broker synonyms like ``log.retention.hours`` are
 converted to the topic unit).  The controller reads
 ``unclean.leader.election.enable`` and ``min.insync.replicas`` this way.
 
+With eligible leader replicas on (KIP-966), ``min.insync.replicas`` may not be
+set per broker nor removed at cluster level (INVALID_CONFIG, Kafka's texts),
+and every record that changes it is followed by a `ClearElrRecord` -- for
+that topic, or for all topics when the change is at broker level.
+
 Mirrors ``org.apache.kafka.controller.ConfigurationControlManager``, the
 resolution of ``KafkaConfigSchema`` and the checks of
 ``ControllerConfigurationValidator`` (Kafka 4.x).  Simplified: only TOPIC and
@@ -49,9 +54,12 @@ from minikafka.common.config.topic_configs import (TOPIC_CONFIG_DEF, TOPIC_CONFI
 from minikafka.common.errors import (BrokerIdNotRegisteredException, Errors, InvalidRequestException,
                                      KafkaException, UnknownTopicOrPartitionException)
 from minikafka.controller.controller_result import ApiError, ControllerResult
+from minikafka.controller.feature_control_manager import is_elr_enabled
 from minikafka.controller.requests import AlterConfigOpType, ConfigResourceType
 from minikafka.metadata.image import ConfigResource, MetadataImage
-from minikafka.metadata.records import ConfigRecord
+from minikafka.metadata.records import ClearElrRecord, ConfigRecord
+
+MIN_INSYNC_REPLICAS = "min.insync.replicas"
 
 # DescribeConfigsResponse.ConfigSource ids, as CreateTopics reports them.
 DYNAMIC_TOPIC_CONFIG = 1
@@ -128,7 +136,7 @@ class ConfigurationControlManager:
             results[resource] = error
             if not error.is_failure:
                 records.extend(new_records)
-        return ControllerResult(tuple(records), results)
+        return ControllerResult(tuple(records) + clear_elr_records(image, records), results)
 
     def _incremental_resource(self, image, resource, ops, newly_created) -> tuple[ApiError, list]:
         current = image.configs.config(resource)
@@ -172,7 +180,7 @@ class ConfigurationControlManager:
             results[resource] = error
             if not error.is_failure:
                 records.extend(altered + deleted)
-        return ControllerResult(tuple(records), results)
+        return ControllerResult(tuple(records) + clear_elr_records(image, records), results)
 
     # ------------------------------------------------------------------ validation
     def _validate(self, image, resource, altered, deleted, newly_created) -> ApiError:
@@ -184,6 +192,9 @@ class ConfigurationControlManager:
                 configs[record.name] = record.value
         for record in deleted:
             configs.pop(record.name, None)
+        elr_error = _elr_min_isr_error(image, list(altered) + list(deleted))
+        if elr_error is not None:
+            return elr_error
         try:
             self._validate_resource(image, resource, configs, altered)
             if not newly_created:
@@ -206,6 +217,33 @@ class ConfigurationControlManager:
                 raise InvalidRequestException(problem)
         else:
             raise InvalidRequestException(f"Unknown resource type {_type_name(resource.type)}")
+
+
+def clear_elr_records(image: MetadataImage, records) -> tuple:
+    """``createClearElrRecordsAsNeeded``: with ELR, every min.insync.replicas change clears ELRs.
+
+    The ELR was computed against the old minimum, so it no longer says who is safe:
+    a topic's own value clears that topic's, a broker-level one clears every topic's."""
+    if not is_elr_enabled(image):
+        return ()
+    return tuple(ClearElrRecord(topic_name=r.resource_name if r.resource_type == ConfigResourceType.TOPIC else "")
+                 for r in records if r.name == MIN_INSYNC_REPLICAS)
+
+
+def _elr_min_isr_error(image: MetadataImage, records) -> ApiError | None:
+    """With ELR, min ISR lives at topic and cluster level only, and the cluster value stays."""
+    if not is_elr_enabled(image):
+        return None
+    for r in records:
+        if r.name != MIN_INSYNC_REPLICAS or r.resource_type != ConfigResourceType.BROKER:
+            continue
+        if r.resource_name != "":
+            return ApiError(Errors.INVALID_CONFIG,
+                            "Broker-level min.insync.replicas cannot be altered while ELR is enabled.")
+        if r.value is None:
+            return ApiError(Errors.INVALID_CONFIG,
+                            "Cluster-level min.insync.replicas cannot be removed while ELR is enabled.")
+    return None
 
 
 def _type_name(resource_type: int) -> str:

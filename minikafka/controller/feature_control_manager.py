@@ -25,12 +25,18 @@ bootstrap metadata.version is at most 4.1-IV1): ``group.version`` 1,
 ``share.version`` 0, ``streams.version`` 0; ``kraft.version`` (0 for a static
 quorum) is a Raft-level feature with no FeatureLevelRecord.
 
+A cluster bootstrapped with ``eligible.leader.replicas.version`` 1 (KIP-966)
+also gets a cluster-level ``min.insync.replicas`` in the same transaction,
+after the feature levels: ``ConfigRecord(BROKER, "", min.insync.replicas)``
+with the controller's static value (1 unless its server.properties sets it),
+so every node resolves the same min ISR for the eligible leader replicas.
+
 Mirrors ``org.apache.kafka.controller.FeatureControlManager``,
 ``ActivationRecordsGenerator.recordsForEmptyLog`` and
 ``BootstrapMetadata.fromVersions`` (Kafka 4.1).  Simplified: the sandbox
-bootstraps with ``eligible.leader.replicas.version=0`` (as ``kafka-storage.sh
-format --feature eligible.leader.replicas.version=0`` would) because it does
-not implement ELR; UpdateFeatures (``kafka-features.sh upgrade``) is not
+bootstraps with ``eligible.leader.replicas.version=0`` by default for now (as
+``kafka-storage.sh format --feature eligible.leader.replicas.version=0``
+would); ``Cluster(features={...})`` formats with other levels; UpdateFeatures (``kafka-features.sh upgrade``) is not
 supported; a partial bootstrap transaction is never aborted, since the
 sandbox appends the bootstrap records as one batch.
 """
@@ -41,7 +47,11 @@ from types import MappingProxyType
 from typing import Mapping
 
 from minikafka.metadata.image import METADATA_VERSION, MetadataImage
-from minikafka.metadata.records import BeginTransactionRecord, EndTransactionRecord, FeatureLevelRecord
+from minikafka.metadata.records import (BeginTransactionRecord, ConfigRecord, EndTransactionRecord,
+                                        FeatureLevelRecord)
+
+ELIGIBLE_LEADER_REPLICAS_VERSION = "eligible.leader.replicas.version"   # EligibleLeaderReplicasVersion.FEATURE_NAME
+BROKER_RESOURCE = 4                                                     # ConfigResource.Type.BROKER
 
 # MetadataVersion feature levels of the Kafka 4.x releases (server-common MetadataVersion.java).
 METADATA_VERSION_NAMES: Mapping[int, str] = MappingProxyType({
@@ -50,7 +60,9 @@ METADATA_VERSION_4_1_IV1 = 27
 
 # Bootstrap levels of the other features for 4.1-IV1, as the sandbox formats them.
 BOOTSTRAP_FEATURES_4_1: Mapping[str, int] = MappingProxyType({
-    "eligible.leader.replicas.version": 0,   # Kafka 4.1 would bootstrap 1; the sandbox has no ELR
+    # Kafka 4.1 bootstraps 1.  The sandbox implements ELR but keeps it off until its
+    # lessons are re-run with it: setting this to 1 turns ELR on for every new cluster.
+    "eligible.leader.replicas.version": 0,
     "group.version": 1,
     "transaction.version": 2,
 })
@@ -72,9 +84,10 @@ class FeatureControlManager:
     """Knows the bootstrap levels; reads finalized levels from the metadata image."""
 
     def __init__(self, metadata_version: int = METADATA_VERSION_4_1_IV1,
-                 features: Mapping[str, int] = BOOTSTRAP_FEATURES_4_1):
+                 features: Mapping[str, int] = BOOTSTRAP_FEATURES_4_1, min_insync_replicas: int = 1):
         self.bootstrap_metadata_version = metadata_version   # feature level written at bootstrap
         self.bootstrap_features = dict(features)              # other features written at bootstrap
+        self.min_insync_replicas = min_insync_replicas        # the controller's static min.insync.replicas
 
     def bootstrap_records(self) -> list:
         """The records the first active controller appends to an empty metadata log."""
@@ -82,6 +95,9 @@ class FeatureControlManager:
                          FeatureLevelRecord(name=METADATA_VERSION, feature_level=self.bootstrap_metadata_version)]
         records += [FeatureLevelRecord(name=name, feature_level=level)
                     for name, level in sorted(self.bootstrap_features.items()) if level > 0]
+        if self.bootstrap_features.get(ELIGIBLE_LEADER_REPLICAS_VERSION, 0) > 0:
+            records.append(ConfigRecord(resource_type=BROKER_RESOURCE, resource_name="",
+                                        name="min.insync.replicas", value=str(self.min_insync_replicas)))
         records.append(EndTransactionRecord())
         return records
 
@@ -102,3 +118,8 @@ class FeatureControlManager:
         if image.features.metadata_version is not None:
             levels[METADATA_VERSION] = image.features.metadata_version
         return levels
+
+
+def is_elr_enabled(image: MetadataImage) -> bool:
+    """``FeatureControlManager.isElrFeatureEnabled``: eligible.leader.replicas.version is 1 or more."""
+    return image.features.level(ELIGIBLE_LEADER_REPLICAS_VERSION) >= 1

@@ -26,9 +26,21 @@ Every leader or ISR change is a `PartitionChangeRecord` built by
   leader rebalance (``auto.leader.rebalance.enable``) and the periodic
   unclean election for leaderless partitions of topics that allow it.
 
+With eligible leader replicas (``eligible.leader.replicas.version`` 1) every
+builder gets the topic's effective ``min.insync.replicas`` (at most its
+replication factor) and keeps the ELR (see `partition_change_builder`);
+unregistering a broker also visits the partitions whose ELR holds it; and a
+broker registering a new incarnation is first taken out of its ISRs -- and,
+if its ``.kafka_cleanshutdown`` did not carry its registered epoch (it
+crashed), out of its ELRs too, since it may have lost the tail of its logs.
+
 Mirrors the corresponding methods of
-``org.apache.kafka.controller.ReplicationControlManager`` (Kafka 4.x).
-Simplified: offline log directories are not modelled; ELR is off.
+``org.apache.kafka.controller.ReplicationControlManager`` (Kafka 4.3).
+Simplified: offline log directories are not modelled; partitions are found by
+scanning the image, not through ``BrokersToIsrs``/``BrokersToElrs``; without
+ELR a re-registering broker is not taken out of its ISRs first (Kafka 4.3
+does that with ELR off too; the sandbox keeps its old path until its lessons
+are re-run with ELR).
 """
 
 from __future__ import annotations
@@ -45,6 +57,7 @@ from minikafka.controller.requests import (AlterPartitionPartitionResult, AlterP
                                            BrokerHeartbeatRequest, BrokerHeartbeatResponse, ElectionType,
                                            ElectLeadersRequest, ElectLeadersResponse, PartitionResult,
                                            ReplicaElectionResult)
+from minikafka.controller.feature_control_manager import is_elr_enabled
 from minikafka.metadata.image import MetadataImage, TopicImage
 from minikafka.metadata.partition_registration import LeaderRecoveryState, PartitionRegistration
 from minikafka.metadata.records import BrokerRegistrationChangeRecord, UnregisterBrokerRecord
@@ -72,23 +85,38 @@ class LeaderAndIsrControl:
                 acceptable=None, election: Election | None = None) -> PartitionChangeBuilder:
         is_active = (lambda r: self.cluster_control.is_active(image, r)) if acceptable is None else acceptable
         builder = PartitionChangeBuilder(partition, topic.topic_id, index, is_active,
-                                         lambda r: self.cluster_control.default_dir(image, r))
+                                         lambda r: self.cluster_control.default_dir(image, r),
+                                         min_isr=self.effective_min_isr(image, topic))
+        builder.set_elr_enabled(is_elr_enabled(image))
         if election is not None:
             builder.set_election(election)
         elif self.configuration_control.unclean_leader_election_enabled(image, topic.name):
             builder.set_election(Election.UNCLEAN)
         return builder
 
+    def effective_min_isr(self, image: MetadataImage, topic: TopicImage) -> int:
+        """``getTopicEffectiveMinIsr``: the topic's min.insync.replicas, at most its replication factor."""
+        configured = int(self.configuration_control.topic_config(image, topic.name, "min.insync.replicas"))
+        first = topic.partitions.get(0)
+        return configured if first is None else min(configured, len(first.replicas))
+
     def generate_leader_and_isr_updates(self, image: MetadataImage, broker_to_remove: int, broker_to_add: int,
-                                        partitions: list[PartitionRef]) -> list:
-        """``generateLeaderAndIsrUpdates``: drop ``broker_to_remove`` from ISRs and leaderships."""
+                                        partitions: list[PartitionRef],
+                                        broker_with_unclean_shutdown: int = NO_LEADER) -> list:
+        """``generateLeaderAndIsrUpdates``: drop ``broker_to_remove`` from ISRs and leaderships.
+
+        ``broker_with_unclean_shutdown`` (ELR only) leaves the ISR and the ELR and may not lead."""
+        gone = (broker_to_remove, broker_with_unclean_shutdown)
+
         def acceptable(replica: int) -> bool:
-            return replica != broker_to_remove and (
+            return replica not in gone and (
                 replica == broker_to_add or self.cluster_control.is_active(image, replica))
         records = []
         for topic, index, partition in partitions:
             builder = self.builder(image, topic, index, partition, acceptable)
-            builder.set_target_isr([r for r in partition.isr if r != broker_to_remove])
+            if broker_with_unclean_shutdown != NO_LEADER:
+                builder.set_unclean_shutdown_replicas([broker_with_unclean_shutdown])
+            builder.set_target_isr([r for r in partition.isr if r not in gone])
             record = builder.build()
             if record is not None:
                 records.append(record)
@@ -97,6 +125,10 @@ class LeaderAndIsrControl:
     @staticmethod
     def partitions_with_broker_in_isr(image: MetadataImage, broker_id: int) -> list[PartitionRef]:
         return [ref for ref in iter_partitions(image) if broker_id in ref[2].isr]
+
+    @staticmethod
+    def partitions_with_broker_in_elr(image: MetadataImage, broker_id: int) -> list[PartitionRef]:
+        return [ref for ref in iter_partitions(image) if broker_id in ref[2].elr]
 
     @staticmethod
     def partitions_with_no_leader(image: MetadataImage) -> list[PartitionRef]:
@@ -115,6 +147,22 @@ class LeaderAndIsrControl:
             image, broker_id, NO_LEADER, self.partitions_with_broker_in_isr(image, broker_id))
         records.append(BrokerRegistrationChangeRecord(broker_id=broker_id, broker_epoch=broker.epoch, fenced=1))
         return records
+
+    def handle_broker_shutdown(self, image: MetadataImage, broker_id: int, clean: bool) -> list:
+        """``handleBrokerShutdown``: a new incarnation of ``broker_id`` is registering.
+
+        With ELR, a broker that did not shut down cleanly (the epoch in its
+        ``.kafka_cleanshutdown`` is not its registered one) may have lost the tail
+        of its logs: it leaves every ISR and ELR.  Otherwise it is treated as fenced."""
+        if image.cluster.broker(broker_id) is None:
+            return []
+        if not (is_elr_enabled(image) and not clean):
+            return self.generate_leader_and_isr_updates(
+                image, broker_id, NO_LEADER, self.partitions_with_broker_in_isr(image, broker_id))
+        records = self.generate_leader_and_isr_updates(
+            image, NO_LEADER, NO_LEADER, self.partitions_with_broker_in_isr(image, broker_id), broker_id)
+        return records + self.generate_leader_and_isr_updates(
+            image, NO_LEADER, NO_LEADER, self.partitions_with_broker_in_elr(image, broker_id), broker_id)
 
     def handle_broker_unfenced(self, image: MetadataImage, broker_id: int, broker_epoch: int) -> list:
         records = [BrokerRegistrationChangeRecord(broker_id=broker_id, broker_epoch=broker_epoch, fenced=-1)]
@@ -137,6 +185,10 @@ class LeaderAndIsrControl:
             raise BrokerIdNotRegisteredException(f"Broker ID {broker_id} is not currently registered")
         records = self.generate_leader_and_isr_updates(
             image, broker_id, NO_LEADER, self.partitions_with_broker_in_isr(image, broker_id))
+        # Both passes read the state before either (Kafka replays the records only afterwards);
+        # a broker is never in a partition's ISR and ELR at once, so no partition is visited twice.
+        records += self.generate_leader_and_isr_updates(
+            image, broker_id, NO_LEADER, self.partitions_with_broker_in_elr(image, broker_id))
         records.append(UnregisterBrokerRecord(broker_id=broker_id, broker_epoch=broker.epoch))
         event = ControllerEvent("broker_shutdown", f"broker {broker_id} unregistered",
                                 {"broker": broker_id, "phase": "unregistered"})

@@ -118,7 +118,8 @@ class QuorumController(QuorumControllerRequests):
         self.delete_topic_enable = config.setting("delete.topic.enable")
         self.cluster_control = ClusterControlManager(config.cluster_id, self.session_timeout_ms)
         self.configuration_control = ConfigurationControlManager(node.node_id, config.static_config)
-        self.feature_control = FeatureControlManager(config.metadata_version, config.bootstrap_features)
+        self.feature_control = FeatureControlManager(config.metadata_version, config.bootstrap_features,
+                                                     config.setting("min.insync.replicas"))
         self.replication_control = ReplicationControlManager(
             self.cluster_control, self.configuration_control,
             config.setting("num.partitions"), config.setting("default.replication.factor"))

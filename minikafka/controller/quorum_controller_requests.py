@@ -28,6 +28,7 @@ from minikafka.common.uuid import Uuid
 from minikafka.controller.controller_apis import (resolve_delete_topics, split_config_resources,
                                                   split_create_partitions, split_create_topics)
 from minikafka.controller.controller_result import ControllerResult
+from minikafka.controller.feature_control_manager import is_elr_enabled
 from minikafka.controller.producer_id_control_manager import ProducerIdControlManager
 from minikafka.controller.requests import (
     AllocateProducerIdsRequest, AlterConfigsRequest, AlterConfigsResourceResponse, AlterConfigsResponse,
@@ -63,8 +64,17 @@ class QuorumControllerRequests:
 
     # ------------------------------------------------------------------ brokers and controllers
     def register_broker(self, request: BrokerRegistrationRequest, respond: Respond) -> None:
+        existing = self.image.cluster.broker(request.broker_id)
         result = self.cluster_control.register_broker(self.image, request, self._next_write_offset,
                                                       self.node.now)
+        if (existing is not None and existing.incarnation_id != request.incarnation_id
+                and is_elr_enabled(self.image)):
+            # A new incarnation: its old ISR (and, after an unclean shutdown, ELR) places go first.
+            # Kafka 4.3 does the ISR part without ELR too; the sandbox keeps the ELR-off path as it
+            # was until its lessons are re-run with ELR (see docs/fidelity.md).
+            clean = existing.epoch == request.previous_broker_epoch
+            shutdown = self.replication_control.handle_broker_shutdown(self.image, request.broker_id, clean)
+            result = ControllerResult(tuple(shutdown) + result.records, result.response, result.events)
         self._write(result, request, respond)
         self._reschedule_fence_check()
 

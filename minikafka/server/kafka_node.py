@@ -82,9 +82,11 @@ class KafkaNode(Node):
         self.broker = None
         self.request_metrics: RequestMetrics | None = None   # brokers: requests answered, by API
         if config.is_controller:
+            bootstrap = {} if config.bootstrap_features is None else {
+                "bootstrap_features": dict(config.bootstrap_features)}
             self.controller = QuorumController(self, self.raft, QuorumControllerConfig(
                 config.cluster_id, config.decision_seed,
-                static_config=dict(self.kafka_config.static_props), timing=config.timing))
+                static_config=dict(self.kafka_config.static_props), timing=config.timing, **bootstrap))
             register_controller_metrics(self.controller, self.metrics)
         if config.is_broker:
             from minikafka.server.broker_server import BrokerServer

@@ -49,6 +49,7 @@ class NodeConfig:
     advertised_listeners: tuple[Endpoint, ...] = ()  # advertised.listeners (brokers)
     rack: str | None = None                       # broker.rack
     broker_props: Mapping[str, str] = field(default_factory=dict)  # other settings, Kafka names
+    bootstrap_features: Mapping[str, int] | None = None   # feature levels formatted with (None: defaults)
 
     @property
     def is_broker(self) -> bool:

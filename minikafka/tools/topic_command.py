@@ -250,7 +250,7 @@ def from_snapshot(snapshot, broker_config: KafkaConfig | None = None) -> list[To
     ``broker_config`` is a broker's effective configuration: its static
     settings (``log.segment.bytes`` ...) are non-default values and show up in
     ``Configs:``.  Without it the broker is assumed to run Kafka's defaults.
-    The snapshot carries no ELR, so ``Elr:`` and ``LastKnownElr:`` are empty.
+    ``Elr:`` and ``LastKnownElr:`` come from the snapshot's partitions.
     """
     broker = broker_config or _default_broker_config()
     result = []
@@ -260,7 +260,8 @@ def from_snapshot(snapshot, broker_config: KafkaConfig | None = None) -> list[To
         configs = tuple((e.name, e.value) for e in entries if not e.is_default)
         min_isr = next((int(e.value) for e in entries if e.name == "min.insync.replicas"), 1)
         partitions = tuple(TopicPartitionInfo(p.partition, p.leader, tuple(p.replicas), tuple(p.isr),
-                                              (), (), tuple(p.adding_replicas), tuple(p.removing_replicas))
+                                              tuple(p.elr), tuple(p.last_known_elr),
+                                              tuple(p.adding_replicas), tuple(p.removing_replicas))
                            for p in topic.partitions)
         result.append(TopicDescription(topic.name, str(topic.topic_id), partitions, configs, min_isr))
     return result

@@ -47,6 +47,7 @@ from minikafka.common.config.describe import (ConfigEntry, ConfigSource, Describ
 from minikafka.common.config.java_values import string_hash
 from minikafka.common.errors import Errors, InvalidRequestException, KafkaException
 from minikafka.controller import requests as ctl
+from minikafka.controller.feature_control_manager import is_elr_enabled
 from minikafka.controller.requests import ConfigResourceType as T
 from minikafka.network.codec import response_class
 from minikafka.network.handlers.forwarding import forward
@@ -235,7 +236,8 @@ def check_broker_configs(broker: Any, name: str, configs: list, incremental: boo
     else:
         current = {}                              # legacy: the request is the complete new set
         ops = [AlterConfigOp(c.name, OpType.SET, c.value) for c in configs]
-    alter_broker(name, current, ops, receiving_node_id=broker.broker_id, elr_enabled=False)
+    alter_broker(name, current, ops, receiving_node_id=broker.broker_id,
+                 elr_enabled=is_elr_enabled(broker.image))
 
 
 # ---------------------------------------------------------------------------- ListConfigResources
