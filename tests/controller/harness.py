@@ -84,12 +84,14 @@ class FakeRaft:
 class ControllerHarness:
     """One controller node with a fake Raft; ``tick(ms)`` advances virtual time."""
 
-    def __init__(self, node_id: int = 1001, seed: str = "lesson", static_config=None, timing=TEACHING):
+    def __init__(self, node_id: int = 1001, seed: str = "lesson", static_config=None, timing=TEACHING,
+                 bootstrap_features=None):
         self.node = Node(node_id, random.Random(f"test:{node_id}"))
         self.node.start(START)
         self.raft = FakeRaft(node_id)
+        features = {} if bootstrap_features is None else {"bootstrap_features": dict(bootstrap_features)}
         self.controller = QuorumController(self.node, self.raft, QuorumControllerConfig(
-            CLUSTER_ID, seed, dict(static_config or {}), timing))
+            CLUSTER_ID, seed, dict(static_config or {}), timing, **features))
         self.incarnations: dict[int, Uuid] = {}
         self.epochs: dict[int, int] = {}
 
@@ -130,12 +132,14 @@ class ControllerHarness:
         return [e for e in events if kind is None or e.kind == kind]
 
     # ------------------------------------------------------------------ brokers
-    def register(self, broker_id: int, rack: str | None = None, incarnation: Uuid | None = None):
+    def register(self, broker_id: int, rack: str | None = None, incarnation: Uuid | None = None,
+                 previous_broker_epoch: int = -1):
         incarnation = incarnation or Uuid(broker_id, 7)
         self.incarnations[broker_id] = incarnation
         response = self.request(BrokerRegistrationRequest(
             broker_id, CLUSTER_ID, incarnation, (Listener("PLAINTEXT", "localhost", 9091 + broker_id),),
-            BROKER_FEATURES, rack, log_dirs=(Uuid(broker_id, 1000 + broker_id),)))
+            BROKER_FEATURES, rack, log_dirs=(Uuid(broker_id, 1000 + broker_id),),
+            previous_broker_epoch=previous_broker_epoch))
         self.epochs[broker_id] = response.broker_epoch
         return response
 
