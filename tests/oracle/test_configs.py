@@ -99,8 +99,12 @@ def test_incremental_alter(single):
         results = alter_raw(side, [(TOPIC, "incremental", [("cleanup.policy", APPEND, "compact"),
                                                            ("retention.ms", DELETE, None),
                                                            ("max.message.bytes", SET, "2000000")])])
+        # The answer comes once the controller has the change; the broker describes it a moment later.
+        side.wait_until(lambda: value(side, "incremental", "max.message.bytes") == "2000000", what="SET applied")
         after = describe_raw(side, TOPIC, "incremental", ["cleanup.policy", "retention.ms", "max.message.bytes"])
         results += alter_raw(side, [(TOPIC, "incremental", [("cleanup.policy", SUBTRACT, "delete")])])
+        side.wait_until(lambda: value(side, "incremental", "cleanup.policy") != "delete,compact",
+                        what="SUBTRACT applied")
         after += describe_raw(side, TOPIC, "incremental", ["cleanup.policy"])
         return {"responses": results, "after": after}
     single.play("configs: IncrementalAlterConfigs SET, DELETE, APPEND, SUBTRACT", scenario, area="configs")
@@ -129,13 +133,25 @@ def test_cluster_default_and_synonyms(single):
         create(side, "inherits")
         alter = side.tool("kafka-configs", "--alter", "--entity-type", "brokers", "--entity-default",
                           "--add-config", "log.retention.ms=7200000")
+        # The tool returns once the controller has the change; the broker answers with it a moment later.
+        side.wait_until(lambda: retention(side) == "7200000", what="the broker applies the cluster default")
         described = describe_raw(side, TOPIC, "inherits", ["retention.ms"])
         broker = describe_raw(side, BROKER, "1", ["log.retention.ms"])
         side.tool("kafka-configs", "--alter", "--entity-type", "brokers", "--entity-default", "--delete-config",
                   "log.retention.ms")
+        side.wait_until(lambda: retention(side) != "7200000", what="the broker drops the cluster default")
         return {"alter": alter, "topic": described, "broker": broker,
                 "after-delete": describe_raw(side, TOPIC, "inherits", ["retention.ms"])}
     single.play("configs: a cluster-wide default and the synonyms a topic shows", scenario, area="configs")
+
+
+def value(side, topic: str, name: str) -> str:
+    """The value a broker describes for one config of ``topic`` now."""
+    return describe_raw(side, TOPIC, topic, [name])[0]["configs"][0]["value"]
+
+
+def retention(side) -> str:
+    return value(side, "inherits", "retention.ms")
 
 
 def test_delete_absent_config(single):
