@@ -136,6 +136,21 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         names = getattr(item, "fixturenames", ())
         return max((rank[n] for n in names if n in rank), default=0)
     items.sort(key=shape)
+    scenarios = [item for item in items if shape(item)]
+    missing = _missing_java() if scenarios else ""
+    for item in scenarios if missing else ():   # a skip mark: -ra reports one line per file, not per scenario
+        item.add_marker(pytest.mark.skip(reason=missing))
+
+
+def _missing_java() -> str:
+    """Why no real Kafka can run here ('' when Java 17 is present; missing jars skip in `real_kafka_available`)."""
+    from minikafka.jvm import JavaNotFoundError, check_java
+
+    try:
+        check_java("Apache Kafka 4.3.1")
+    except JavaNotFoundError as error:
+        return f"No real Kafka to compare the sandbox with: {error}"
+    return ""
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
