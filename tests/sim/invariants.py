@@ -3,13 +3,15 @@
 * Raft election safety: at most one leader per epoch, across all controllers and time.
 * Raft log matching: committed metadata batches are identical on every voter.
 * Partition state in every node's committed metadata: the leader is in the ISR,
-  the ISR is within the replicas, the ISR is never empty.
+  the ISR is within the replicas, the ISR is never empty (unless ELR is on),
+  the ELR is within the replicas and apart from the ISR.
 * A partition leader's high watermark never goes back within its leader epoch.
 * At most one broker believes it leads a partition in a given leader epoch.
 """
 
 from __future__ import annotations
 
+from minikafka.controller.feature_control_manager import is_elr_enabled
 from minikafka.drivers.runtime import NodeState
 
 
@@ -52,8 +54,11 @@ class InvariantChecker:
             topic = image.topics.get_topic(name)
             for index, reg in topic.partitions.items():
                 where = f"{name}-{index} on node {node_id}"
-                if not reg.isr:
-                    raise InvariantViolation(f"{where}: empty ISR")
+                if not reg.isr and not is_elr_enabled(image):
+                    raise InvariantViolation(f"{where}: empty ISR")      # with ELR it may be empty
+                if set(reg.isr) & set(reg.elr) or not set(reg.elr) <= set(reg.replicas):
+                    raise InvariantViolation(f"{where}: ELR {reg.elr} overlaps ISR {reg.isr} or leaves "
+                                             f"the replicas")
                 if not set(reg.isr) <= set(reg.replicas):
                     raise InvariantViolation(f"{where}: ISR {reg.isr} not within replicas {reg.replicas}")
                 if reg.leader >= 0 and reg.leader not in reg.isr:
