@@ -15,7 +15,11 @@ them, because only then are both states at hand:
   leader epoch or the ISR, in the form
   ``orders-1 leader 2 -> 3, epoch 1 -> 2, ISR [2,3,1] -> [3,1]`` (leader
   ``none`` when there is none), flagging an unclean election -- a leader
-  from outside the ISR, which can lose acknowledged records;
+  from outside the ISR, which can lose acknowledged records; with eligible
+  leader replicas (KIP-966) the line adds ``ELR [2] -> []`` and
+  ``LastKnownElr [..] -> [..]`` when they move, a leader taken from the ELR
+  is a clean election, and a record (or a ClearElrRecord) that only moves
+  the ELR gets ``orders-1 ELR [2] -> [] (leader 3, epoch 2)``;
 * ``reassignment_started`` / ``reassignment_completed`` when a partition's
   adding/removing replicas appear or are cleared.
 
@@ -29,7 +33,7 @@ from __future__ import annotations
 
 from minikafka.controller.controller_result import ControllerEvent
 from minikafka.metadata.image import ConfigResource, MetadataImage
-from minikafka.metadata.records import (ConfigRecord, PartitionChangeRecord, PartitionRecord,
+from minikafka.metadata.records import (ClearElrRecord, ConfigRecord, PartitionChangeRecord, PartitionRecord,
                                         RemoveTopicRecord, TopicRecord)
 
 
@@ -59,6 +63,8 @@ def events_for_records(before: MetadataImage, after: MetadataImage, records) -> 
             configs.setdefault(ConfigResource(record.resource_type, record.resource_name), []).append(record)
         elif isinstance(record, PartitionChangeRecord):
             events.extend(_partition_changed(before, after, record))
+        elif isinstance(record, ClearElrRecord):
+            events.extend(_elr_cleared(before, after, record))
     for topic_id, indexes in added.items():
         events.append(_partitions_added(after, topic_id, indexes))
     for resource, changes in configs.items():
@@ -132,6 +138,8 @@ def _partition_changed(before: MetadataImage, after: MetadataImage,
              "adding": list(new.adding_replicas), "removing": list(new.removing_replicas)}))
     if (old.leader, old.leader_epoch, old.isr) != (new.leader, new.leader_epoch, new.isr):
         events.append(_leader_and_isr_event(name, topic.name, record.partition_id, old, new))
+    elif (old.elr, old.last_known_elr) != (new.elr, new.last_known_elr):
+        events.append(_elr_event(name, topic.name, record.partition_id, old, new))
     if old.is_reassigning() and not new.is_reassigning():
         cancelled = list(new.replicas) == [r for r in old.replicas if r not in old.adding_replicas]
         verb = "cancelled" if cancelled and old.adding_replicas else "completed"
@@ -144,8 +152,48 @@ def _partition_changed(before: MetadataImage, after: MetadataImage,
     return events
 
 
+def _elr_text(old, new) -> str:
+    text = ""
+    if old.elr != new.elr:
+        text += f", ELR {format_replicas(old.elr)} -> {format_replicas(new.elr)}"
+    if old.last_known_elr != new.last_known_elr:
+        text += (f", LastKnownElr {format_replicas(old.last_known_elr)} -> "
+                 f"{format_replicas(new.last_known_elr)}")
+    return text
+
+
+def _elr_data(old, new) -> dict:
+    return {"elr_before": list(old.elr), "elr": list(new.elr),
+            "last_known_elr_before": list(old.last_known_elr), "last_known_elr": list(new.last_known_elr)}
+
+
+def _elr_event(name, topic, index, old, new) -> ControllerEvent:
+    text = (f"{name} {_elr_text(old, new)[2:]} (leader {format_leader(new.leader)}, "
+            f"epoch {new.leader_epoch})")
+    return ControllerEvent("partition_changed", text, {
+        "topic": topic, "partition": index, "leader_before": old.leader, "leader": new.leader,
+        "leader_epoch_before": old.leader_epoch, "leader_epoch": new.leader_epoch,
+        "isr_before": list(old.isr), "isr": list(new.isr), "partition_epoch": new.partition_epoch,
+        "unclean": False, **_elr_data(old, new)})
+
+
+def _elr_cleared(before: MetadataImage, after: MetadataImage, record: ClearElrRecord) -> list[ControllerEvent]:
+    events = []
+    for name in ([record.topic_name] if record.topic_name else sorted(after.topics.topics_by_name)):
+        topic, old_topic = after.topic(name), before.topic(name)
+        if topic is None or old_topic is None:
+            continue
+        for index in sorted(topic.partitions):
+            old, new = old_topic.partition(index), topic.partition(index)
+            if old is not None and (old.elr, old.last_known_elr) != (new.elr, new.last_known_elr):
+                events.append(_elr_event(f"{name}-{index}", name, index, old, new))
+    return events
+
+
 def _leader_and_isr_event(name, topic, index, old, new) -> ControllerEvent:
-    unclean = new.leader >= 0 and new.leader != old.leader and new.leader not in old.isr
+    # A leader from the ELR is a clean election (KIP-966): it has every committed record.
+    unclean = (new.leader >= 0 and new.leader != old.leader and new.leader not in old.isr
+               and new.leader not in old.elr)
     if old.leader == new.leader and old.leader_epoch == new.leader_epoch:
         # only the ISR moved: say so without a "leader 1 -> 1" that reads like an election
         text = (f"{name} ISR {format_replicas(old.isr)} -> {format_replicas(new.isr)} "
@@ -159,6 +207,7 @@ def _leader_and_isr_event(name, topic, index, old, new) -> ControllerEvent:
         text = (f"{name} leader {format_leader(old.leader)} -> {format_leader(new.leader)}, "
                 f"epoch {old.leader_epoch} -> {new.leader_epoch}, "
                 f"ISR {format_replicas(old.isr)} -> {format_replicas(new.isr)}")
+    text += _elr_text(old, new)
     if unclean:
         text += (f" (unclean leader election: broker {new.leader} was not in the ISR, "
                  f"so records acknowledged by the old ISR may be lost)")
@@ -166,4 +215,4 @@ def _leader_and_isr_event(name, topic, index, old, new) -> ControllerEvent:
         "topic": topic, "partition": index, "leader_before": old.leader, "leader": new.leader,
         "leader_epoch_before": old.leader_epoch, "leader_epoch": new.leader_epoch,
         "isr_before": list(old.isr), "isr": list(new.isr), "partition_epoch": new.partition_epoch,
-        "unclean": unclean})
+        "unclean": unclean, **_elr_data(old, new)})

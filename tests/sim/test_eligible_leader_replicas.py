@@ -80,9 +80,12 @@ def test_an_elr_member_leads_cleanly_after_the_last_isr_member_dies(elr):
     cluster.kill(1)
     wait(cluster, check, lambda: partition(cluster).leader is None)
     assert line(cluster) == LINE.format("none", "", "1,2", "1")
+    seq = cluster.events.last_seq
     cluster.restart(2)                                           # it stopped cleanly: still eligible
     wait(cluster, check, lambda: partition(cluster).leader == 2)
     assert line(cluster) == LINE.format(2, "2", "1", "")
+    assert [e.text for e in cluster.events.since(seq) if e.kind == "partition_changed"] == [
+        "fo-0 leader none -> 2, epoch 1 -> 2, ISR [] -> [2], ELR [1,2] -> [1], LastKnownElr [1] -> []"]
     assert partition(cluster).leader_epoch == 2                  # offline (1), then 2 (2)
     assert log_of(cluster, 2).log_end_offset == 2                 # every committed record is there
 
@@ -95,8 +98,11 @@ def test_the_last_known_leader_returns_as_an_unclean_leader_once_the_elr_is_gone
     cluster.kill(1)
     wait(cluster, check, lambda: partition(cluster).leader is None)
     assert line(cluster) == LINE.format("none", "", "1,2", "1")
+    seq = cluster.events.last_seq
     cluster.restart(2)                                           # crashed: it leaves the ELR
     wait(cluster, check, lambda: partition(cluster).elr == (1,))
+    assert [e.text for e in cluster.events.since(seq) if e.kind == "partition_changed"] == [
+        "fo-0 ELR [1,2] -> [1] (leader none, epoch 1)"]
     assert line(cluster) == LINE.format("none", "", "1", "1")
     cluster.restart(1)                                           # crashed too, but the last leader
     wait(cluster, check, lambda: partition(cluster).leader == 1)
@@ -110,8 +116,10 @@ def test_changing_min_insync_replicas_clears_the_elr(elr):
     cluster.shutdown(3)
     cluster.shutdown(2)
     wait(cluster, check, lambda: partition(cluster).elr == (2,))
+    seq = cluster.events.last_seq
     cluster.alter_topic_config("fo", set={"min.insync.replicas": 1})
     wait(cluster, check, lambda: partition(cluster).elr == ())
+    assert "fo-0 ELR [2] -> [] (leader 1, epoch 0)" in [e.text for e in cluster.events.since(seq)]
     assert line(cluster) == LINE.format(1, "1", "", "")
     assert produce(cluster, 1, -1, b"d").error is Errors.NONE      # one in sync is enough now
 
