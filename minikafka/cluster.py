@@ -61,6 +61,7 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
                  port: int | None = None, cluster_id: str | None = None,
                  advertised_listeners: Mapping[int, str] | None = None,
                  features: Mapping[str, int] | None = None):
+        formatted_features = bootstrap_features(features)     # checked before anything is created
         broker_ids = node_ids(brokers, 1, "brokers")
         if combined:
             count = controllers if isinstance(controllers, int) else len(controllers)
@@ -90,7 +91,7 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
             seed=self.seed if self.seed is not None else cluster_id,
             timing=timing_profile, host=host, brokers=broker_ids, controllers=controller_ids,
             broker_props=default_broker_props(len(broker_ids), broker_config),
-            features=bootstrap_features(features))
+            features=formatted_features)
         for broker_id, text in (advertised_listeners or {}).items():
             if broker_id not in broker_ids:
                 raise ValueError(f"advertised_listeners names {broker_id}, which is not a broker")
