@@ -9,10 +9,11 @@ def finalized(cluster):
     return dict(cluster._cluster_image().features.finalized_versions)
 
 
-def test_the_default_keeps_eligible_leader_replicas_off():
-    cluster = Cluster(brokers=1, controllers=1, seed=3, simulated=True).start()
+def test_level_0_keeps_eligible_leader_replicas_off():
+    cluster = Cluster(brokers=1, controllers=1, seed=3, simulated=True,
+                      features={"eligible.leader.replicas.version": 0}).start()
     try:
-        assert "eligible.leader.replicas.version" not in finalized(cluster)
+        assert "eligible.leader.replicas.version" not in finalized(cluster)     # level 0: no record
     finally:
         cluster.stop()
 

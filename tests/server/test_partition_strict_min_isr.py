@@ -8,14 +8,14 @@ import pytest
 
 from minikafka.common.errors import Errors
 from minikafka.server import partition as partition_module
-from tests.sim.test_eligible_leader_replicas import log_of, make, produce, wait
+from tests.sim.test_eligible_leader_replicas import NO_ELR, log_of, make, produce, wait
 
 
 @pytest.mark.parametrize("strict, high_watermark", [(False, 2), (True, 1)])
 def test_an_acks_1_record_under_min_isr_is_committed_only_without_the_strict_rule(monkeypatch, strict,
                                                                                  high_watermark):
     monkeypatch.setattr(partition_module, "STRICT_MIN_ISR_HIGH_WATERMARK", strict)
-    cluster, check = make(features=None)
+    cluster, check = make(features=NO_ELR)
     try:
         assert produce(cluster, 1, -1, b"a").error is Errors.NONE
         cluster.shutdown(3)

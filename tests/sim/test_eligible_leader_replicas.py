@@ -14,6 +14,7 @@ from tests.sim.invariants import InvariantChecker
 
 TP = TopicPartition("fo", 0)
 ELR = {"eligible.leader.replicas.version": 1}
+NO_ELR = {"eligible.leader.replicas.version": 0}
 LINE = "\tTopic: fo\tPartition: 0\tLeader: {}\tReplicas: 1,2,3\tIsr: {}\tElr: {}\tLastKnownElr: {}"
 
 
@@ -125,7 +126,7 @@ def test_changing_min_insync_replicas_clears_the_elr(elr):
 
 
 def test_without_elr_the_last_isr_member_stays_in_the_isr():
-    cluster, check = make(features=None)
+    cluster, check = make(features=NO_ELR)
     try:
         cluster.shutdown(3)
         cluster.shutdown(2)
