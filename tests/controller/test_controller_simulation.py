@@ -8,6 +8,7 @@ import pytest
 
 from minikafka.common.errors import Errors
 from minikafka.common.uuid import Uuid
+from minikafka.controller.feature_control_manager import is_elr_enabled
 from minikafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
 from minikafka.controller.requests import (AlterPartitionPartitionData, AlterPartitionReassignmentsRequest,
                                            AlterPartitionRequest, AlterPartitionTopicData, BrokerHeartbeatRequest,
@@ -202,7 +203,8 @@ class Simulation:
         image = images[0]
         for topic in image.topics.topics_by_id.values():
             for index, p in topic.partitions.items():
-                assert p.isr and set(p.isr) <= set(p.replicas), p
+                assert (p.isr or is_elr_enabled(image)) and set(p.isr) <= set(p.replicas), p   # ELR: may be empty
+                assert not set(p.isr) & set(p.elr) and set(p.elr) <= set(p.replicas), p
                 assert len(set(p.replicas)) == len(p.replicas)
                 # (adding and removing may overlap: Kafka keeps the old adding list when a new
                 # target only removes replicas -- ReplicationControlManager.changePartitionReassignment.)
