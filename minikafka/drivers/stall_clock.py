@@ -16,10 +16,16 @@ cluster would.
 So the nodes of a live cluster read this clock.  It advances only by what
 the cluster's thread could observe:
 
-* while the thread runs, by its own CPU time plus short waits: up to
-  ``allowance_ms`` of waiting per stretch of about that length counts as
-  time (the interpreter handing the GIL back after a disk or socket call, a
-  slow write);
+* while the thread runs, by its own CPU time plus short waits: in each
+  stretch of about ``allowance_ms``, waiting counts as time up to as much as
+  the thread computed in it (``WAIT_PER_CPU``) plus ``WAIT_SLACK_MS``, and
+  never beyond the allowance (the interpreter handing the GIL back after a
+  disk or socket call, a slow write).  Tying the waits the clock counts to
+  the work done means that however finely the thread is kept waiting (a
+  busy machine preempting it every few milliseconds, a producer taking the
+  GIL at every switch interval), each millisecond of cluster time carries
+  at least about half a millisecond of the cluster's own work, so its
+  timeouts cannot run out while it barely runs;
 * while the thread sleeps in ``select`` with nothing to do, by the time it
   slept, at most the timeout it asked for (`ObservedSelector` tells it);
 * any longer wait is a *stall*: the thread was ready and did not run.  The
@@ -69,7 +75,9 @@ import threading
 import time
 from typing import Callable
 
-STALL_ALLOWANCE_MS = 50.0   # waiting per stretch that still counts as the cluster's own time
+STALL_ALLOWANCE_MS = 50.0   # waiting per stretch that may still count as the cluster's own time
+WAIT_PER_CPU = 1.0          # ...but at most this many ms of waiting per ms the thread computed
+WAIT_SLACK_MS = 2.0         # ...plus this much per stretch (waking up from select, a page fault)
 IDLE_TIMEOUT_CAP_S = 0.025  # select never sleeps longer: bounds a stall hidden behind a wake-up
 CATCH_UP_RATE = 0.25        # while idle and behind, each idle ms also gives back this many ms
 GC_PAUSE_MS = 10.0          # a garbage collection on the cluster's thread this long is a stall
@@ -129,12 +137,15 @@ class StallClock:
         return value
 
     def _close_stretch(self, mono: float) -> None:
-        """A stretch longer than the allowance ended: count its waits beyond the allowance as a stall."""
+        """A stretch longer than the allowance ended: its waits beyond what may count (the slack plus
+        as much as the thread computed, at most the allowance) are a stall."""
         cpu = self._thread_cpu() * 1000.0
-        waited = (mono - self._mark_mono) - (cpu - self._mark_cpu) - self._idle_ms
+        computed = cpu - self._mark_cpu
+        waited = (mono - self._mark_mono) - computed - self._idle_ms
         self._mark_mono, self._mark_cpu, self._idle_ms = mono, cpu, 0.0
-        if waited > self.allowance_ms:
-            stall = waited - self.allowance_ms
+        counted = min(self.allowance_ms, WAIT_SLACK_MS + WAIT_PER_CPU * max(computed, 0.0))
+        if waited > counted:
+            stall = waited - counted
             self.stalled_ms += stall
             self.total_stalled_ms += stall
             if self.on_stall is not None:

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from minikafka.drivers.stall_clock import (CATCH_UP_RATE, GC_PAUSE_MS, IDLE_TIMEOUT_CAP_S,
+from minikafka.drivers.stall_clock import (CATCH_UP_RATE, WAIT_SLACK_MS, GC_PAUSE_MS, IDLE_TIMEOUT_CAP_S,
                                            ObservedSelector, StallClock)
 
 WALL_START = 1_767_225_600.0     # seconds
@@ -41,6 +41,10 @@ def unbind_clocks():
         BOUND.pop().unbind()
 
 
+# A stretch in which the thread computed 1 ms counts that much waiting plus the slack; the rest is a stall.
+AFTER_1_MS = WAIT_SLACK_MS + 1
+
+
 def make_clock(allowance_ms: float = 50.0):
     fake = FakeTime()
     stalls: list[float] = []
@@ -66,12 +70,24 @@ def test_a_busy_thread_keeps_wall_time():
 
 def test_short_waits_count_as_the_clusters_time():
     clock, fake, stalls = make_clock(allowance_ms=50)
-    for _ in range(10):                 # 60 ms stretches, 40 ms of them waiting: within the allowance
-        fake.run(20)
-        fake.wait(40)
+    for _ in range(10):                 # 60 ms stretches, 25 ms of them waiting: less than the work done
+        fake.run(35)
+        fake.wait(25)
         clock.now()
     assert elapsed(clock) == 600
     assert stalls == []
+
+
+def test_waits_count_only_as_far_as_the_thread_computed():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    for _ in range(10):                 # preempted finely: 10 ms of work, then 45 ms waiting, again and again
+        fake.run(10)
+        fake.wait(45)
+        clock.now()
+    # Each stretch counts its work, and waiting up to that work plus the slack (12 ms): the
+    # cluster's clock runs at 22 ms per 55 ms, so each of its milliseconds carries real work.
+    assert elapsed(clock) == 10 * (10 + 10 + WAIT_SLACK_MS)
+    assert stalls == [pytest.approx(45 - 10 - WAIT_SLACK_MS)] * 10
 
 
 def test_a_long_wait_is_a_stall_left_out_of_the_clock():
@@ -80,9 +96,10 @@ def test_a_long_wait_is_a_stall_left_out_of_the_clock():
     clock.now()
     fake.wait(800)                      # starved: the GIL was elsewhere for 800 ms
     fake.run(5)
-    assert elapsed(clock) == 10 + 5 + 50     # only the allowance of the wait counts
-    assert stalls == [pytest.approx(750)]
-    assert clock.stalled_ms == pytest.approx(750) == clock.total_stalled_ms
+    counted = WAIT_SLACK_MS + 15        # the stretch computed 15 ms: that much waiting counts, plus the slack
+    assert elapsed(clock) == 10 + 5 + counted
+    assert stalls == [pytest.approx(800 - counted)]
+    assert clock.stalled_ms == pytest.approx(800 - counted) == clock.total_stalled_ms
 
 
 def test_idle_time_in_select_is_time_but_not_beyond_what_was_asked():
@@ -113,15 +130,16 @@ def test_idle_time_catches_up_after_a_stall():
     fake.wait(1050)
     fake.run(1)
     clock.now()
-    assert clock.stalled_ms == pytest.approx(1000)
+    stall = 1050 - AFTER_1_MS
+    assert clock.stalled_ms == pytest.approx(stall)
     assert clock.speed == 1.0 + CATCH_UP_RATE
     fake.wait(400)
     clock.idle(400)
-    assert clock.stalled_ms == pytest.approx(1000 - 400 * CATCH_UP_RATE)
+    assert clock.stalled_ms == pytest.approx(stall - 400 * CATCH_UP_RATE)
     fake.wait(4000)
     clock.idle(4000)
     assert clock.stalled_ms == 0 and clock.speed == 1.0
-    assert clock.total_stalled_ms == pytest.approx(1000)   # the record of what was left out stays
+    assert clock.total_stalled_ms == pytest.approx(stall)  # the record of what was left out stays
     assert elapsed(clock) == int(fake.mono * 1000 - 100_000)  # back on the wall clock
 
 
@@ -135,7 +153,7 @@ def test_other_threads_read_the_clock_without_observing():
     assert stalls == []                 # only the cluster's own thread can tell a stall
     fake.run(1)
     clock.now()
-    assert stalls == [pytest.approx(850)]
+    assert stalls == [pytest.approx(900 - AFTER_1_MS)]
 
 
 class FakeSelector(selectors.BaseSelector):
@@ -167,7 +185,7 @@ def test_the_selector_caps_its_timeout_and_reports_at_most_that_as_idle():
     fake.run(1)
     clock.now()
     idle_ms = 2 * IDLE_TIMEOUT_CAP_S * 1000
-    assert stalls == [pytest.approx(800 - idle_ms - 50)]
+    assert stalls == [pytest.approx(800 - idle_ms - AFTER_1_MS)]
 
 
 def test_a_zero_timeout_select_credits_no_idle_time():
@@ -176,7 +194,7 @@ def test_a_zero_timeout_select_credits_no_idle_time():
     selector.select(0)                  # work was queued: any time spent here was waiting
     fake.run(1)
     clock.now()
-    assert stalls == [pytest.approx(150)]
+    assert stalls == [pytest.approx(200 - AFTER_1_MS)]
 
 
 def test_a_long_garbage_collection_on_the_clusters_thread_is_a_stall():
@@ -217,7 +235,7 @@ def test_collections_on_other_threads_are_left_to_the_wait_accounting():
     other.join()
     fake.run(1)
     clock.now()
-    assert stalls == [pytest.approx(250)]   # the cluster's thread waited 300 ms: a plain stall
+    assert stalls == [pytest.approx(300 - AFTER_1_MS)]   # the cluster's thread waited 300 ms: a plain stall
 
 
 def test_the_clock_hooks_the_collector_only_while_bound():
