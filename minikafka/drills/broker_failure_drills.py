@@ -29,7 +29,7 @@ from __future__ import annotations
 from minikafka.drills.drill_client import DrillClient
 from minikafka.drills.question import AFTER, Question
 from minikafka.drills.scenario import (UNANNOUNCED_NOTE, Check, Scenario, band, events_text,
-                                       expect_ok, now, settle, unannounced, wait_for)
+                                       expect_ok, leader_alone_then_dead, now, settle, unannounced)
 
 CHANGE_KINDS = {"node_killed", "broker_fenced", "partition_changed"}
 
@@ -225,18 +225,8 @@ class OfflinePartition(Scenario):
 
     def run(self, cluster):
         seq = cluster.events.last_seq
-        for follower in self.followers:
-            cluster.kill(follower)
-        wait_for(cluster, lambda: cluster.isr("ledger", 0) == [self.leader], 15_000,
-                 "the ISR shrinks to the leader")
-        for i in range(self.alone):
-            expect_ok(self.client.produce("ledger", 0, [f"late entry {i}".encode()], acks=1))
-        cluster.kill(self.leader)
-        for follower in self.followers:
-            cluster.restart(follower)
-        if not settle(cluster, lambda: all(cluster.snapshot().node(b).state == "alive"
-                                           for b in self.followers), 20_000):
-            raise RuntimeError("the restarted followers did not come back")
+        leader_alone_then_dead(cluster, self.client, "ledger", self.leader, self.followers,
+                               self.alone, "late entry")
         self.acknowledged = self.committed + self.alone
         lines = events_text(cluster, seq, {"node_killed", "node_restarted", "broker_fenced",
                                            "partition_changed"})

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from minikafka.drills.drill_client import DrillClient
 from minikafka.drills.question import Question
-from minikafka.drills.scenario import Scenario, events_text, expect_ok, now, settle, wait_for
+from minikafka.drills.scenario import (Scenario, events_text, expect_ok, leader_alone_then_dead, now,
+                                       wait_for)
 
 ERRORS = ("NONE", "NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND", "REQUEST_TIMED_OUT")
 EVENT_KINDS = {"node_killed", "node_restarted", "network_link_cut", "network_healed",
@@ -227,18 +228,8 @@ class UncleanElection(Scenario):
 
     def run(self, cluster):
         seq, start = cluster.events.last_seq, now(cluster)
-        for follower in self.followers:
-            cluster.kill(follower)
-        wait_for(cluster, lambda: cluster.isr("clicks", 0) == [self.leader], 15_000,
-                 "the ISR shrinks to the leader")
-        for i in range(self.alone):
-            expect_ok(self.client.produce("clicks", 0, [f"late click {i}".encode()], acks=1))
-        cluster.kill(self.leader)
-        for follower in self.followers:
-            cluster.restart(follower)
-        if not settle(cluster, lambda: all(cluster.snapshot().node(b).state == "alive"
-                                           for b in self.followers), 20_000):
-            raise RuntimeError("the restarted followers did not come back")
+        leader_alone_then_dead(cluster, self.client, "clicks", self.leader, self.followers,
+                               self.alone, "late click")
         cluster.run_for(2_000)
         offline = cluster.leader("clicks", 0)
         before = events_text(cluster, seq, EVENT_KINDS, start) + ["", cluster.describe_topic("clicks")]

@@ -161,3 +161,21 @@ def expect_ok(outcome) -> Any:
 
 def now(cluster) -> int:
     return cluster._call(lambda: cluster.driver.now())
+
+
+def leader_alone_then_dead(cluster, client, topic: str, leader: int, followers: list[int],
+                           writes: int, label: str) -> None:
+    """The story of an unclean election: the followers of ``topic``-0 die, the leader alone
+    acknowledges ``writes`` records with acks=1 (``"<label> <i>"``), the leader dies, and the
+    followers come back out of sync."""
+    for follower in followers:
+        cluster.kill(follower)
+    wait_for(cluster, lambda: cluster.isr(topic, 0) == [leader], 15_000, "the ISR shrinks to the leader")
+    for i in range(writes):
+        expect_ok(client.produce(topic, 0, [f"{label} {i}".encode()], acks=1))
+    cluster.kill(leader)
+    for follower in followers:
+        cluster.restart(follower)
+    if not settle(cluster, lambda: all(cluster.snapshot().node(b).state == "alive" for b in followers),
+                  20_000):
+        raise RuntimeError("the restarted followers did not come back")

@@ -101,7 +101,7 @@ def timeline(cluster: Cluster, mark: int, kinds: set[str]) -> str:
 
 
 # Known failure, kept visible rather than removed (issue 15 stays open): on the CI virtual machine
-# this test failed in 3 of 4 runs of CI's sequence on a clean clone (2026-11-24) while passing in
+# this test failed in 4 of 5 runs of CI's sequence on a clean clone (2026-11-24) while passing in
 # every run alone or after the browser and Binder tests by hand.  Each failing run showed the cluster's thread starved
 # for about half of the first 10 s of load (5.6 s of 10.9 s in one run, with no other busy process
 # on the machine) and a controller resigning at log end offset 60-100, just after start.
