@@ -32,6 +32,7 @@ from __future__ import annotations
 import atexit
 import os
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -50,6 +51,7 @@ COMMON_OPTIONS = ("-XX:+UseSerialGC", "-Djava.awt.headless=true")
 _KILL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL
 
 _running: set[JavaProcess] = set()  # started and not yet seen stopped; stopped at interpreter exit
+_output_dirs: list[Path] = []  # temporary directories start_java made for output; removed at exit
 _running_lock = threading.Lock()
 
 
@@ -95,7 +97,11 @@ def start_java(main_class: str, args: Iterable[str] = (), *, classpath: str, out
     """Start ``main_class`` in the background; stdout and stderr go to files in ``output_dir`` (a new temp dir if None)."""
     command = java_command(main_class, args, classpath=classpath, **command_options)
     name = main_class.rsplit(".", 1)[-1]
-    directory = Path(output_dir) if output_dir is not None else Path(tempfile.mkdtemp(prefix=f"minikafka-{name}-"))
+    if output_dir is None:
+        directory = Path(tempfile.mkdtemp(prefix=f"minikafka-{name}-"))
+        _output_dirs.append(directory)     # ours: removed at interpreter exit, readable until then
+    else:
+        directory = Path(output_dir)
     directory.mkdir(parents=True, exist_ok=True)
     stdout_path, stderr_path = directory / f"{name}.stdout", directory / f"{name}.stderr"
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
@@ -217,6 +223,13 @@ def stop_all(grace: float = 5) -> None:
         process.stop(grace)
 
 
+def _remove_output_dirs() -> None:
+    for directory in _output_dirs:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+# atexit runs the last registered first: the JVMs stop, then their output directories go.
+atexit.register(_remove_output_dirs)
 atexit.register(stop_all)
 
 
