@@ -39,6 +39,7 @@ from minikafka.common.errors import (BrokerIdNotRegisteredException, DuplicateBr
                                      InconsistentClusterIdException, StaleBrokerEpochException,
                                      UnsupportedVersionException, exception_for, Errors)
 from minikafka.common.uuid import Uuid
+from minikafka.common.java_hashing import hashmap_order
 from minikafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
 from minikafka.controller.controller_result import ControllerEvent, ControllerResult
 from minikafka.controller.requests import (BrokerRegistrationRequest, BrokerRegistrationResponse,
@@ -222,7 +223,7 @@ def _registration_features(image: MetadataImage, requested: tuple[Feature, ...])
     if METADATA_VERSION not in names:
         features.append(_check_feature(
             finalized, Feature(METADATA_VERSION, MINIMUM_METADATA_VERSION, MINIMUM_METADATA_VERSION)))
-    for name, level in sorted(finalized.items()):
-        if level != 0 and name not in names and name != METADATA_VERSION:
+    for name in hashmap_order(finalized):   # Kafka walks a HashMap of the finalized levels
+        if finalized[name] != 0 and name not in names and name != METADATA_VERSION:
             _check_feature(finalized, Feature(name, 0, 0))
     return features

@@ -33,11 +33,10 @@ so every node resolves the same min ISR for the eligible leader replicas.
 
 Mirrors ``org.apache.kafka.controller.FeatureControlManager``,
 ``ActivationRecordsGenerator.recordsForEmptyLog`` and
-``BootstrapMetadata.fromVersions`` (Kafka 4.1).  Simplified: the sandbox
-bootstraps with ``eligible.leader.replicas.version=0`` by default for now (as
-``kafka-storage.sh format --feature eligible.leader.replicas.version=0``
-would); ``Cluster(features={...})`` formats with other levels; UpdateFeatures (``kafka-features.sh upgrade``) is not
-supported; a partial bootstrap transaction is never aborted, since the
+``BootstrapMetadata.fromVersions`` (Kafka 4.1).  Simplified:
+``Cluster(features={...})`` formats with other levels (as ``kafka-storage.sh
+format --feature eligible.leader.replicas.version=0`` would); UpdateFeatures
+(``kafka-features.sh upgrade``) is not supported; a partial bootstrap transaction is never aborted, since the
 sandbox appends the bootstrap records as one batch.
 """
 
@@ -60,9 +59,8 @@ METADATA_VERSION_4_1_IV1 = 27
 
 # Bootstrap levels of the other features for 4.1-IV1, as the sandbox formats them.
 BOOTSTRAP_FEATURES_4_1: Mapping[str, int] = MappingProxyType({
-    # Kafka 4.1 bootstraps 1.  The sandbox implements ELR but keeps it off until its
-    # lessons are re-run with it: setting this to 1 turns ELR on for every new cluster.
-    "eligible.leader.replicas.version": 0,
+    # Kafka 4.1+ bootstraps 1 (KIP-966 on); Cluster(features=...) can format with 0.
+    "eligible.leader.replicas.version": 1,
     "group.version": 1,
     "transaction.version": 2,
 })

@@ -28,7 +28,6 @@ from minikafka.common.uuid import Uuid
 from minikafka.controller.controller_apis import (resolve_delete_topics, split_config_resources,
                                                   split_create_partitions, split_create_topics)
 from minikafka.controller.controller_result import ControllerResult
-from minikafka.controller.feature_control_manager import is_elr_enabled
 from minikafka.controller.producer_id_control_manager import ProducerIdControlManager
 from minikafka.controller.requests import (
     AllocateProducerIdsRequest, AlterConfigsRequest, AlterConfigsResourceResponse, AlterConfigsResponse,
@@ -67,11 +66,9 @@ class QuorumControllerRequests:
         existing = self.image.cluster.broker(request.broker_id)
         result = self.cluster_control.register_broker(self.image, request, self._next_write_offset,
                                                       self.node.now)
-        if (existing is not None and existing.incarnation_id != request.incarnation_id
-                and is_elr_enabled(self.image)):
-            # A new incarnation: its old ISR (and, after an unclean shutdown, ELR) places go first.
-            # Kafka 4.3 does the ISR part without ELR too; the sandbox keeps the ELR-off path as it
-            # was until its lessons are re-run with ELR (see docs/fidelity.md).
+        if existing is not None and existing.incarnation_id != request.incarnation_id:
+            # A new incarnation: its old ISR places go first, with or without ELR (Kafka 4.3's
+            # handleBrokerShutdown); with ELR, after an unclean shutdown its ELR places go too.
             clean = existing.epoch == request.previous_broker_epoch
             shutdown = self.replication_control.handle_broker_shutdown(self.image, request.broker_id, clean)
             result = ControllerResult(tuple(shutdown) + result.records, result.response, result.events)

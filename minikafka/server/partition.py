@@ -18,23 +18,23 @@ The leader of a partition owns three decisions:
   leader and the maximal ISR.  It only moves forward; consumers read below it,
   and an acks=all produce completes when it passes the batch.  While the ISR
   is smaller than ``min.insync.replicas`` it does not move at all (KIP-966's
-  "strict min ISR", Kafka 3.7 and later): that is what lets the controller
-  keep the replicas that left the ISR as eligible leader replicas, since
-  none of them can miss a committed record.  The sandbox applies this rule
-  on clusters with ELR (``eligible.leader.replicas.version`` 1), and on all
-  clusters once `STRICT_MIN_ISR_HIGH_WATERMARK` is True.
+  "strict min ISR", Kafka 3.7 and later, with or without ELR): that is what
+  lets the controller keep the replicas that left the ISR as eligible leader
+  replicas, since none of them can miss a committed record.
 * **whether a write is safe.**  With acks=all, an append is refused up front
-  (NOT_ENOUGH_REPLICAS) when the ISR is smaller than ``min.insync.replicas``;
-  if the ISR shrinks after the append, the producer gets
-  NOT_ENOUGH_REPLICAS_AFTER_APPEND although the data is in the log.
+  (NOT_ENOUGH_REPLICAS) when the ISR is smaller than ``min.insync.replicas``.
+  If the ISR shrinks below it after the append, the high watermark stops
+  short of the batch, so the producer waits until the ISR grows back or its
+  request times out (REQUEST_TIMED_OUT) although the data is in the log;
+  NOT_ENOUGH_REPLICAS_AFTER_APPEND is left for a batch the high watermark
+  passed just before the ISR shrank.
 
 A follower only appends what its fetcher brings and copies the leader's HW.
 
 Mirrors ``kafka.cluster.Partition`` and ``kafka.cluster.Replica``.
 Simplified: one log directory, no future replicas (AlterReplicaLogDirs moves
 are instantaneous), the ISR is checked on a timer like Kafka's
-``isr-expiration`` task; without ELR the high watermark still moves under
-min ISR until `STRICT_MIN_ISR_HIGH_WATERMARK` is flipped (Kafka never moves it).
+``isr-expiration`` task.
 """
 
 from __future__ import annotations
@@ -59,9 +59,6 @@ if TYPE_CHECKING:
     from minikafka.storage.unified_log import UnifiedLog
 
 UNKNOWN_OFFSET = -1
-# Kafka 3.7+ never advances the high watermark under min ISR.  The sandbox does so only on
-# clusters with ELR until its lessons are re-run: True makes every cluster behave as Kafka.
-STRICT_MIN_ISR_HIGH_WATERMARK = False
 
 
 def _ids(ids) -> str:
@@ -462,7 +459,7 @@ class Partition:
     def maybe_increment_leader_hw(self, now: int) -> bool:
         if not self.is_leader or self.log is None:
             return False
-        if self.is_under_min_isr() and (STRICT_MIN_ISR_HIGH_WATERMARK or self.manager.is_elr_enabled()):
+        if self.is_under_min_isr():
             return False        # nothing is committed while fewer than min.insync.replicas are in sync
         new_hw = self.log.log_end_offset
         for replica in self.maximal_isr:

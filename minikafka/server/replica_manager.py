@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Callable
 
 from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic_partition import TopicPartition
-from minikafka.controller.feature_control_manager import is_elr_enabled
 from minikafka.server.delayed_operations import (DelayedDeleteRecords, DelayedFetch,
                                                  DelayedOperationPurgatory, DelayedProduce)
 from minikafka.server.fetch import (FetchPartitionData, FetchPartitionRequest, FetchRequest,
@@ -308,10 +307,6 @@ class ReplicaManager:
         for partition in list(self.partitions.values()):
             partition.maybe_shrink_isr(self.now, self.max_lag_ms)
         self._schedule_isr_expiration()
-
-    def is_elr_enabled(self) -> bool:
-        """Whether the cluster finalized eligible.leader.replicas.version 1 (KIP-966)."""
-        return is_elr_enabled(self.broker.image)
 
     def is_replica_isr_eligible(self, broker_id: int, broker_epoch: int) -> bool:
         return self.broker.is_broker_isr_eligible(broker_id, broker_epoch)

@@ -76,7 +76,9 @@ def test_errors(h, resource, error, message):
 def test_one_bad_resource_does_not_block_the_others(h):
     answers = incremental(h, R(TOPIC, "t", (C("foo", "1"),)), R(BROKER, "", (C("log.retention.ms", "7"),)))
     assert [a[2] for a in answers] == [Errors.INVALID_CONFIG, Errors.NONE]
-    assert dict(h.controller.committed_image.configs.broker_config("")) == {"log.retention.ms": "7"}
+    # beside the cluster-level min.insync.replicas that an ELR bootstrap writes
+    assert dict(h.controller.committed_image.configs.broker_config("")) == {"log.retention.ms": "7",
+                                                                          "min.insync.replicas": "1"}
 
 
 def test_duplicate_resource_and_validate_only(h):

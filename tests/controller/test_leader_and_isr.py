@@ -10,6 +10,7 @@ from minikafka.controller.requests import (AlterableConfig, AlterConfigsResource
 from tests.controller.harness import ControllerHarness
 
 SESSION = 1800      # teaching profile broker.session.timeout.ms
+NO_ELR = {"eligible.leader.replicas.version": 0, "group.version": 1, "transaction.version": 2}
 
 
 @pytest.fixture
@@ -70,7 +71,27 @@ def test_partition_changed_event_text(h):
                      "orders-1 leader 2 -> 3, epoch 0 -> 1, ISR [2,3,1] -> [3,1]"]
 
 
-def test_last_isr_member_fenced_leaves_partition_offline_until_it_returns(h):
+def test_last_isr_member_fenced_leaves_partition_offline_in_the_elr_until_it_returns(h):
+    # ELR on (the default): the fenced last ISR member leaves the ISR for the ELR (min ISR 1) and
+    # is remembered as the last known leader; when it is unfenced it is elected cleanly from the ELR.
+    manual_topic(h, "t", (1, 2))
+    h.request(alter_isr(h, "t", 0, 1, [1]))
+    keep_alive(h, 2)
+    assert state(h, "t") == (-1, (), 1)
+    assert (h.partition("t", 0).elr, h.partition("t", 0).last_known_elr) == ((1,), (1,))
+    assert h.events("partition_changed")[-1].text == (
+        "t-0 leader 1 -> none, epoch 0 -> 1, ISR [1] -> [], ELR [] -> [1], LastKnownElr [] -> [1]")
+    h.register(1)
+    h.heartbeat(1)
+    assert state(h, "t") == (1, (1,), 2)
+    assert (h.partition("t", 0).elr, h.partition("t", 0).last_known_elr) == ((), ())
+    assert h.partition("t", 0).leader_recovery_state == 0          # RECOVERED: a clean election
+
+
+def test_without_elr_the_last_isr_member_fenced_stays_in_the_isr_until_it_returns():
+    h = ControllerHarness(bootstrap_features=NO_ELR)
+    h.activate()
+    h.start_brokers(1, 2, 3)
     manual_topic(h, "t", (1, 2))
     h.request(alter_isr(h, "t", 0, 1, [1]))
     keep_alive(h, 2)

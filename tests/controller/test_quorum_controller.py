@@ -4,8 +4,8 @@ from minikafka.common.errors import Errors
 from minikafka.controller.requests import (CreatableTopic, CreateTopicsRequest, DeleteTopicsRequest,
                                            ListPartitionReassignmentsRequest)
 from minikafka.metadata.delta import replay_all
-from minikafka.metadata.records import (BeginTransactionRecord, EndTransactionRecord, FeatureLevelRecord,
-                                        NoOpRecord, RegisterBrokerRecord)
+from minikafka.metadata.records import (BeginTransactionRecord, ConfigRecord, EndTransactionRecord,
+                                        FeatureLevelRecord, NoOpRecord, RegisterBrokerRecord)
 
 from tests.controller.harness import ControllerHarness
 
@@ -16,10 +16,24 @@ def test_first_leader_on_an_empty_log_writes_the_bootstrap_records():
     assert h.raft.all_records() == [
         BeginTransactionRecord(name="Bootstrap records"),
         FeatureLevelRecord(name="metadata.version", feature_level=27),
+        FeatureLevelRecord(name="eligible.leader.replicas.version", feature_level=1),
+        FeatureLevelRecord(name="group.version", feature_level=1),
+        FeatureLevelRecord(name="transaction.version", feature_level=2),
+        ConfigRecord(resource_type=4, resource_name="", name="min.insync.replicas", value="1"),
+        EndTransactionRecord()]
+    assert h.controller.committed_image.metadata_version() == 27
+
+
+def test_first_leader_without_elr_writes_no_cluster_level_min_isr():
+    h = ControllerHarness(bootstrap_features={"eligible.leader.replicas.version": 0, "group.version": 1,
+                                              "transaction.version": 2})
+    h.activate()
+    assert h.raft.all_records() == [
+        BeginTransactionRecord(name="Bootstrap records"),
+        FeatureLevelRecord(name="metadata.version", feature_level=27),
         FeatureLevelRecord(name="group.version", feature_level=1),
         FeatureLevelRecord(name="transaction.version", feature_level=2),
         EndTransactionRecord()]
-    assert h.controller.committed_image.metadata_version() == 27
 
 
 def test_a_new_leader_on_a_non_empty_log_writes_no_bootstrap():
