@@ -22,9 +22,10 @@ requests to the active controller, answered once the records are committed.
 
 Mirrors what an operator does around ``kafka-server-start.sh`` and
 ``kafka-storage.sh``; the admin verbs mirror ``Admin`` client calls.
-``features={"eligible.leader.replicas.version": 1}`` formats the cluster with
-those feature levels, as ``kafka-storage.sh format --feature`` does (today's
-default keeps eligible leader replicas off; see `feature_control_manager`).
+``features={"eligible.leader.replicas.version": 0}`` formats the cluster with
+those feature levels, as ``kafka-storage.sh format --feature`` does (the
+default, as Kafka 4.1+, has eligible leader replicas on; see
+`feature_control_manager`).
 """
 
 from __future__ import annotations

@@ -26,9 +26,11 @@ created when the controller becomes active (every registered broker starts
 with a fresh session) and dropped when it stops being active.
 
 Mirrors ``org.apache.kafka.controller.ClusterControlManager`` (Kafka 4.x),
-with its error texts.  Simplified: no ELR unclean-shutdown cleanup records
-before a new incarnation's registration (ELR is off), and ``kraft.version``
-(a Raft-level feature, 0 on a static quorum) is not checked.
+with its error texts.  Simplified: the records that take a new incarnation
+out of its ISRs (and, after a crash with ELR, its ELRs) are added by the
+controller's request handler rather than through a ``BrokerShutdownHandler``,
+and ``kraft.version`` (a Raft-level feature, 0 on a static quorum) is not
+checked.
 """
 
 from __future__ import annotations

@@ -37,10 +37,7 @@ crashed), out of its ELRs too, since it may have lost the tail of its logs.
 Mirrors the corresponding methods of
 ``org.apache.kafka.controller.ReplicationControlManager`` (Kafka 4.3).
 Simplified: offline log directories are not modelled; partitions are found by
-scanning the image, not through ``BrokersToIsrs``/``BrokersToElrs``; without
-ELR a re-registering broker is not taken out of its ISRs first (Kafka 4.3
-does that with ELR off too; the sandbox keeps its old path until its lessons
-are re-run with ELR).
+scanning the image, not through ``BrokersToIsrs``/``BrokersToElrs``.
 """
 
 from __future__ import annotations

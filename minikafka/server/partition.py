@@ -216,7 +216,7 @@ class Partition:
         if not self.is_leader or self.log is None:
             return True, Errors.NOT_LEADER_OR_FOLLOWER
         if self.log.high_watermark >= required_offset:
-            if len(self.isr) >= self.min_isr():
+            if len(self.maximal_isr) >= self.min_isr():       # Kafka counts the maximal ISR here
                 return True, Errors.NONE
             return True, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
         return False, Errors.NONE

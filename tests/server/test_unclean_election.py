@@ -6,9 +6,12 @@ from minikafka.record.memory_records import decode_records
 from tests.server.test_replica_manager import TP, batch, broker_partition, log_of, produce
 
 
-def setup_lost_follower():
+NO_ELR = {"eligible.leader.replicas.version": 0}
+
+
+def setup_lost_follower(features=None):
     """RF 2; the follower falls out of the ISR; the leader gets more records, then dies."""
-    cluster = Cluster(brokers=2, controllers=1, seed=8, simulated=True).start()
+    cluster = Cluster(brokers=2, controllers=1, seed=8, simulated=True, features=features).start()
     cluster.create_topic("orders", partitions=1, replication_factor=2)
     leader = cluster.leader("orders", 0)
     follower = next(b for b in cluster.broker_ids if b != leader)
@@ -23,7 +26,23 @@ def setup_lost_follower():
 
 
 def test_without_unclean_election_the_partition_stays_offline():
+    # ELR on (the default): the dead leader leaves the ISR (min ISR 1) for the ELR and is the last
+    # known leader; the stale follower is in neither, so nothing is elected.
     cluster, leader, follower = setup_lost_follower()
+    try:
+        cluster.run_for(5000)
+        assert cluster.leader("orders", 0) is None
+        assert cluster.isr("orders", 0) == []
+        registration = cluster.snapshot().topic("orders").partitions[0]
+        assert (list(registration.elr), list(registration.last_known_elr)) == ([leader], [leader])
+        results = cluster.elect_leaders("preferred", [("orders", 0)])
+        assert results[("orders", 0)] is not None          # no eligible leader
+    finally:
+        cluster.stop()
+
+
+def test_without_elr_or_unclean_election_the_dead_leader_stays_the_isr():
+    cluster, leader, follower = setup_lost_follower(NO_ELR)
     try:
         cluster.run_for(5000)
         assert cluster.leader("orders", 0) is None
