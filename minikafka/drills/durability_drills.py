@@ -9,10 +9,12 @@ learner predicts the error names a Kafka client receives):
 
 * `NotEnoughReplicas`: the link between the leader and one or two
   followers is cut; an acks=all write waits until the leader drops them
-  from the ISR (``replica.lag.time.max.ms``), then succeeds or gets
-  ``NOT_ENOUGH_REPLICAS_AFTER_APPEND``; the next one succeeds or gets
-  ``NOT_ENOUGH_REPLICAS``, depending on ``min.insync.replicas`` (2 or 3,
-  from the seed) and how many followers are left.
+  from the ISR (``replica.lag.time.max.ms``), then succeeds, or, if the ISR
+  is now below ``min.insync.replicas``, keeps waiting (the high watermark
+  does not move under min ISR, Kafka 3.7+) until ``REQUEST_TIMED_OUT``; the
+  next one succeeds or gets ``NOT_ENOUGH_REPLICAS``, depending on
+  ``min.insync.replicas`` (2 or 3, from the seed) and how many followers
+  are left.
 * `AcksOneLoss`: the leader acknowledges acks=1 records no follower has,
   then crashes; the learner predicts the new leader, the survivors, and how
   much the old leader truncates when it returns (leader epochs).
@@ -93,25 +95,33 @@ class NotEnoughReplicas(Scenario):
     def hints(self):
         return [f"A follower that stops fetching stays in the ISR until replica.lag.time.max.ms "
                 f"({self.lag_ms} ms here) has passed; an acks=all write waits for every ISR member.",
-                "NOT_ENOUGH_REPLICAS refuses a record before writing it; "
-                "NOT_ENOUGH_REPLICAS_AFTER_APPEND says it was written, but the ISR fell below "
-                "min.insync.replicas while the write waited."]
+                "NOT_ENOUGH_REPLICAS refuses a record before writing it. A record already "
+                "written is committed (the high watermark passes it) only while the ISR has at "
+                "least min.insync.replicas members."]
 
     def explain(self):
         isr = self.expected["isr-after"]
         first = self.facts["first"]
         text = (f"The first write was appended to the leader's log at once, then waited for the "
                 f"followers in the ISR. The cut-off follower(s) could not fetch it, and the leader "
-                f"only dropped them after replica.lag.time.max.ms ({self.lag_ms} ms): the answer "
-                f"came after {self.facts['waited']} ms. ")
+                f"only dropped them after replica.lag.time.max.ms ({self.lag_ms} ms). ")
         if first.error == "NONE":
             text += (f"With {isr} replicas left in the ISR, at least min.insync.replicas="
-                     f"{self.min_isr}, the high watermark passed the record: success. ")
+                     f"{self.min_isr}, the high watermark passed the record: success, after "
+                     f"{self.facts['waited']} ms. ")
+        elif first.error == "REQUEST_TIMED_OUT":
+            text += (f"The ISR shrank to {isr}, below min.insync.replicas={self.min_isr}, and from "
+                     f"then on the leader does not move the high watermark (Kafka 3.7+, so that a "
+                     f"replica that left the ISR cannot miss a committed record). The record stayed "
+                     f"in the leader's log, uncommitted and "
+                     f"{'readable' if self.expected['first-readable'] else 'not readable'}, and the "
+                     f"write waited until its timeout (request.timeout.ms): REQUEST_TIMED_OUT after "
+                     f"{self.facts['waited']} ms. The producer cannot tell whether the record was kept; a "
+                     f"retry would write it twice unless the producer is idempotent. ")
         else:
-            text += (f"The ISR shrank to {isr}, below min.insync.replicas={self.min_isr}: the "
-                     f"record is in the log (and readable, since the high watermark passed it), but "
-                     f"the producer was told NOT_ENOUGH_REPLICAS_AFTER_APPEND; a retry would write "
-                     f"it twice unless the producer is idempotent. ")
+            text += (f"The ISR shrank to {isr}, below min.insync.replicas={self.min_isr}, after the "
+                     f"high watermark passed the record: it is in the log, but the producer was told "
+                     f"{first.error}. ")
         if self.expected["second-produce"] == "NOT_ENOUGH_REPLICAS":
             text += (f"The second write found the ISR ({isr}) below min.insync.replicas and was "
                      f"refused before anything was written: NOT_ENOUGH_REPLICAS.")
@@ -232,6 +242,7 @@ class UncleanElection(Scenario):
                                self.alone, "late click")
         cluster.run_for(2_000)
         offline = cluster.leader("clicks", 0)
+        self.facts["elr"] = ",".join(map(str, cluster.snapshot().topic("clicks").partitions[0].elr))
         before = events_text(cluster, seq, EVENT_KINDS, start) + ["", cluster.describe_topic("clicks")]
         seq = cluster.events.last_seq
         cluster.alter_topic_config("clicks", set={"unclean.leader.election.enable": "true"})
@@ -257,10 +268,13 @@ class UncleanElection(Scenario):
 
     def explain(self):
         first, second = self.followers
+        elr = (f" (the controller emptied the ISR and kept broker {self.leader} as the eligible leader "
+               f"replica, Elr: {self.facts['elr']}, the one replica that may lead cleanly when it "
+               f"returns)") if self.facts["elr"] == str(self.leader) else ""
         return (f"When brokers {first} and {second} died, the leader dropped them from the ISR and "
                 f"went on alone: the {self.alone} acks=1 records existed only on broker "
-                f"{self.leader}. With broker {self.leader} dead, no in-sync replica was alive, and "
-                f"Kafka does not elect an out-of-sync replica unless allowed: Leader: none, the "
+                f"{self.leader}. With broker {self.leader} dead, no in-sync replica was alive{elr}, "
+                f"and Kafka does not elect an out-of-sync replica unless allowed: Leader: none, the "
                 f"partition was offline although two of its brokers were running. The unclean "
                 f"election took the first live replica of the assignment, broker "
                 f"{self.facts['chosen']}, with the records it had: {self.facts['readable']}. The "

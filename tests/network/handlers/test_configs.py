@@ -62,7 +62,19 @@ def test_describe_brokers_own_configs_and_cluster_defaults(cluster):
     found = entries(own)
     assert (found["log.retention.hours"].value, found["log.retention.hours"].config_source) == ("72", 4)
     assert found["broker.id"].read_only is True
-    assert (default.error_code, default.configs) == (0, [])        # no dynamic defaults yet
+    # the only dynamic default is the cluster-level min ISR that an ELR bootstrap writes
+    assert default.error_code == 0
+    assert [(e.name, e.value, e.config_source, e.read_only, e.config_type) for e in default.configs] == [
+        ("min.insync.replicas", "1", 3, False, 3)]                 # DYNAMIC_DEFAULT_BROKER_CONFIG, INT
+
+
+def test_without_elr_the_cluster_defaults_are_empty():
+    cluster = start_cluster(seed=61, features={"eligible.leader.replicas.version": 0})
+    try:
+        [default] = describe(cluster, 2, (BROKER, "", None))
+        assert (default.error_code, default.configs) == (0, [])    # no dynamic defaults yet
+    finally:
+        cluster.stop()
 
 
 def test_describe_another_brokers_configs_is_refused(cluster):
