@@ -90,7 +90,8 @@ def test_broker_and_cluster_default_configs(cluster, cli):
         "  log.cleaner.threads=2 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.cleaner.threads=2, "
         "DEFAULT_CONFIG:log.cleaner.threads=1}\n"
         "Default configs for brokers in the cluster are:\n"
-        "  log.retention.ms=100000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=100000}\n")
+        "  log.retention.ms=100000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=100000}\n"
+        "  min.insync.replicas=1 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:min.insync.replicas=1}\n")
     assert cli("configs", "--bootstrap-server", bs, "--broker", "7", "--describe").out == \
         "The broker '7' doesn't exist and doesn't have dynamic config.\n"
 

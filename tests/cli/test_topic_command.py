@@ -85,7 +85,8 @@ def test_create_list_and_describe_match_the_clusters_own_view(cluster, cli):
     described = cli("topics", "--bootstrap-server", bs, "--describe", "--topic", "orders")
     assert described.code == 0
     assert described.out == cluster.describe_topic("orders") + "\n"       # over the wire == from the inside
-    assert "\tConfigs: retention.ms=60000\n" in described.out
+    # beside its own retention.ms, the cluster-level min.insync.replicas an ELR bootstrap writes
+    assert "\tConfigs: min.insync.replicas=1,retention.ms=60000\n" in described.out
     everything = cli("topics", "--bootstrap-server", bs, "--describe").out
     assert everything == cluster.describe_topic() + "\n"
     assert "Replicas: 2,3\tIsr: 2,3\tElr: \tLastKnownElr: \n" in everything
@@ -139,4 +140,23 @@ def test_report_options_keep_only_matching_partitions(cluster, cli):
     cli("topics", "--bootstrap-server", bs, "--create", "--topic", "tuned", "--partitions", "1",
         "--replication-factor", "1", "--config", "retention.ms=60000")
     overrides = cli("topics", "--bootstrap-server", bs, "--describe", "--topics-with-overrides").out
-    assert "Topic: tuned\t" in overrides and "retention.ms=60000" in overrides and "healthy" not in overrides
+    assert "Topic: tuned\t" in overrides and "retention.ms=60000" in overrides
+    # As in Kafka 4.3 with ELR: the cluster-level min.insync.replicas (DYNAMIC_DEFAULT_BROKER_CONFIG) is
+    # not a default, so every topic counts as having overrides.
+    assert "Topic: healthy\t" in overrides and "\tConfigs: min.insync.replicas=1\n" in overrides
+
+
+@pytest.mark.live
+def test_without_elr_topics_with_overrides_lists_only_the_overridden_ones(cli):
+    cluster = Cluster(brokers=1, controllers=1, seed=11, broker_config={"offsets.topic.replication.factor": 1},
+                      features={"eligible.leader.replicas.version": 0}).start()
+    try:
+        bs = cluster.bootstrap_servers
+        cli("topics", "--bootstrap-server", bs, "--create", "--topic", "plain", "--partitions", "1")
+        cli("topics", "--bootstrap-server", bs, "--create", "--topic", "tuned", "--partitions", "1",
+            "--config", "retention.ms=60000")
+        overrides = cli("topics", "--bootstrap-server", bs, "--describe", "--topics-with-overrides").out
+        assert overrides == ("Topic: tuned\tTopicId: " + cluster.snapshot().topic("tuned").topic_id
+                             + "\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: retention.ms=60000\n")
+    finally:
+        cluster.stop()
