@@ -10,7 +10,7 @@ import pytest
 from minikafka import Cluster
 from minikafka.common.config.describe import ConfigSource
 from minikafka.common.errors import ConfigException
-from minikafka.tools.configs_command import ConfigSynonym, DescribedConfig, entry_line
+from minikafka.tools.config_command_output import ConfigSynonym, DescribedConfig, entry_line
 from tests.network.handlers.admin_harness import DescribeConfigs, send
 
 BROKER = 4

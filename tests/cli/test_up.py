@@ -47,12 +47,12 @@ def test_up_with_overrides_and_explicit_ids_serves_them_as_static_broker_configs
         line = process.stdout.readline().strip()
         assert line.startswith("bootstrap.servers="), process.stderr.read()
         bootstrap = line.split("=", 1)[1]
-        from minikafka.cli import tools
+        from minikafka.cli import tool_commands
         import contextlib
         import io
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            tools.run_named("configs", ["--bootstrap-server", bootstrap, "--describe", "--entity-type",
+            tool_commands.run_named("configs", ["--bootstrap-server", bootstrap, "--describe", "--entity-type",
                                         "brokers", "--entity-name", "0", "--all"])
         described = out.getvalue()
         assert re.search(r"log\.retention\.ms=60000 sensitive=false synonyms=\{STATIC_BROKER_CONFIG:"
