@@ -22,6 +22,9 @@ requests to the active controller, answered once the records are committed.
 
 Mirrors what an operator does around ``kafka-server-start.sh`` and
 ``kafka-storage.sh``; the admin verbs mirror ``Admin`` client calls.
+``broker_config={...}`` adds ``server.properties`` settings to every node, as
+``kafka-server-start.sh --override`` does; they are checked with Kafka's start-up checks
+before anything is written (`cluster_layout.split_overrides`, `check_node_configs`).
 ``features={"eligible.leader.replicas.version": 0}`` formats the cluster with
 those feature levels, as ``kafka-storage.sh format --feature`` does (the
 default, as Kafka 4.1+, has eligible leader replicas on; see
@@ -41,7 +44,8 @@ from minikafka.cluster_metadata import ClusterMetadata
 from minikafka.cluster_metrics import ClusterMetrics
 from minikafka.cluster_layout import (DEFAULT_FIRST_CONTROLLER_ID, SIM_BROKER_PORT,
                                       SIM_CONTROLLER_PORT, ClusterLayout, default_broker_props,
-                                      bootstrap_features, existing_cluster_id, generate_cluster_id, node_ids,
+                                      bootstrap_features, check_node_configs, combined_controller_ids,
+                                      existing_cluster_id, generate_cluster_id, node_ids,
                                       parse_listener, split_overrides)
 from minikafka.cluster_snapshot import build_snapshot
 from minikafka.cluster_tools import ClusterTools
@@ -65,11 +69,7 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
         formatted_features = bootstrap_features(features)     # checked before anything is created
         broker_ids = node_ids(brokers, 1, "brokers")
         if combined:
-            count = controllers if isinstance(controllers, int) else len(controllers)
-            if count > len(broker_ids):
-                raise ValueError(f"combined=True makes the first {count} brokers controllers too, "
-                                 f"but there are only {len(broker_ids)} brokers")
-            controller_ids = broker_ids[:count]
+            controller_ids = combined_controller_ids(broker_ids, controllers)
         else:
             controller_ids = node_ids(controllers, DEFAULT_FIRST_CONTROLLER_ID, "controllers")
             clash = sorted(set(broker_ids) & set(controller_ids))
@@ -85,10 +85,10 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
         self.simulated = simulated
         self.seed = None if seed is None else str(seed)
         self._temporary = data_dir is None
-        root = Path(tempfile.mkdtemp(prefix="minikafka-")) if data_dir is None else Path(data_dir)
-        cluster_id = cluster_id or existing_cluster_id(root) or generate_cluster_id(self.seed)
+        root = None if data_dir is None else Path(data_dir)
+        cluster_id = cluster_id or (root and existing_cluster_id(root)) or generate_cluster_id(self.seed)
         self.layout = ClusterLayout(
-            root=root, cluster_id=cluster_id,
+            root=root or Path(tempfile.gettempdir()), cluster_id=cluster_id,
             seed=self.seed if self.seed is not None else cluster_id,
             timing=timing_profile, host=host, brokers=broker_ids, controllers=controller_ids,
             broker_props=default_broker_props(len(broker_ids), broker_config),
@@ -97,6 +97,9 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
             if broker_id not in broker_ids:
                 raise ValueError(f"advertised_listeners names {broker_id}, which is not a broker")
             self.layout.advertised[broker_id] = parse_listener(text)
+        check_node_configs(self.layout)       # Kafka's start-up checks, before anything is created
+        if root is None:
+            self.layout.root = Path(tempfile.mkdtemp(prefix="minikafka-"))
         self._first_port = port
         self.events = EventLog()
         self.events.subscribe(self._on_event)

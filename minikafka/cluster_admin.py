@@ -203,7 +203,7 @@ class ClusterAdmin:
 
     def _set_reassignment_throttles(self, plan, rate: int) -> None:
         from minikafka.common.topic_partition import TopicPartition
-        from minikafka.tools.reassign_partitions_command import throttle_configs
+        from minikafka.tools.reassign_partitions_command_output import throttle_configs
         proposed = {TopicPartition(t, p): list(r) for (t, p), r in plan.items() if r is not None}
         current = {tp: self.replicas(tp.topic, tp.partition) for tp in proposed}
         topics, brokers = throttle_configs({}, proposed, current, rate)

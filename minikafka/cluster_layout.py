@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -54,6 +54,23 @@ def node_ids(spec: int | Sequence[int], first: int, what: str) -> list[int]:
         if node_id < 0:
             raise ValueError(f"Invalid value {node_id} for configuration node.id: "
                              f"Value must be at least 0")
+    return ids
+
+
+def combined_controller_ids(broker_ids: list[int], controllers: int | Sequence[int]) -> list[int]:
+    """The broker,controller nodes of ``combined=True``: the first ``controllers`` brokers, or
+    the given ids, each of which must be a broker."""
+    if isinstance(controllers, int):
+        if controllers > len(broker_ids):
+            raise ValueError(f"combined=True makes the first {controllers} brokers controllers too, "
+                             f"but there are only {len(broker_ids)} brokers")
+        return broker_ids[:max(controllers, 0)]
+    ids = node_ids(controllers, 0, "controllers")
+    strangers = [i for i in ids if i not in broker_ids]
+    if strangers:
+        raise ValueError(f"combined=True makes controllers of brokers, but {strangers} "
+                         f"{'is not a broker id' if len(strangers) == 1 else 'are not broker ids'} "
+                         f"(brokers: {broker_ids})")
     return ids
 
 
@@ -178,18 +195,43 @@ def _property_string(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+_IDS = "brokers=[...] and controllers=[...] (minikafka up --broker-ids, --controller-ids)"
+_LISTENERS = ("the sandbox's fixed listeners (PLAINTEXT for clients and brokers, CONTROLLER for the "
+              "quorum) on host= and port= (minikafka up --port)")
+# Settings the layout writes into each node's server.properties itself: one value for every
+# node would break the cluster (one node.id for all), so they are chosen another way.
+LAYOUT_CONFIGS = {
+    "node.id": _IDS, "broker.id": _IDS,
+    "process.roles": "combined=True (minikafka up --combined) for broker,controller nodes",
+    "controller.quorum.voters": "controllers=[...] (minikafka up --controller-ids)",
+    "controller.quorum.bootstrap.servers": "controllers=[...] (minikafka up --controller-ids)",
+    "listeners": _LISTENERS, "inter.broker.listener.name": _LISTENERS,
+    "controller.listener.names": _LISTENERS, "listener.security.protocol.map": _LISTENERS,
+    "advertised.listeners": "advertised_listeners={id: 'PLAINTEXT://host:port'} or "
+                            "cluster.set_advertised_listener()",
+    "log.dirs": "data_dir= (minikafka up --data-dir)", "log.dir": "data_dir= (minikafka up --data-dir)",
+    "metadata.log.dir": "data_dir= (minikafka up --data-dir)",
+}
+
+
 def split_overrides(overrides: Mapping[str, object] | None,
                     timing: TimingProfile) -> tuple[TimingProfile, dict[str, object], list[str]]:
     """Check ``server.properties`` overrides as a Kafka node does at start-up, before anything
     is written: a known config with a bad value raises Kafka's ``ConfigException``.  Time
     settings the engine reads from the timing profile (``replica.lag.time.max.ms``...) go
     into the profile; the rest stay broker properties.  Returns the profile, the remaining
-    overrides and the names Kafka would not know (a real node starts anyway and warns)."""
+    overrides and the names the sandbox does not define (a real node starts with those
+    silently).  The rules across settings are checked once the layout exists
+    (`check_node_configs`)."""
     from minikafka.common.config.broker_configs import BROKER_CONFIG_DEF
     timed, rest, unknown = {}, {}, []
     for name, value in (overrides or {}).items():
         if not isinstance(name, str) or not name:
             raise ValueError(f"A configuration name must be a non-empty string, not {name!r}")
+        if name in LAYOUT_CONFIGS:
+            raise ValueError(f"{name} cannot be overridden here: minikafka writes it into each node's "
+                             f"server.properties from the cluster's layout (a sandbox rule, not "
+                             f"Kafka's); use {LAYOUT_CONFIGS[name]}")
         text = _property_string(value)
         if name in BROKER_CONFIG_DEF:
             BROKER_CONFIG_DEF.parse_value(BROKER_CONFIG_DEF[name], text, True)
@@ -210,6 +252,21 @@ def timing_value(name: str, text: str) -> int:
         from minikafka.common.config.config_def import ConfigException
         raise ConfigException(f"Invalid value {text} for configuration {name}: Not a number of "
                               f"type LONG") from None
+
+
+def check_node_configs(layout: ClusterLayout) -> None:
+    """Parse every node's ``server.properties`` as its ``KafkaConfig`` will at start-up, so
+    that a bad combination (``replica.fetch.wait.max.ms`` above ``replica.lag.time.max.ms``,
+    a node id beyond Java's int...) fails with Kafka's error before anything is written.
+    Ports are not reserved yet: the check uses the simulated ones, which no rule looks at."""
+    from minikafka.common.config.kafka_config import KafkaConfig
+    from minikafka.server.kafka_node import parse_properties
+    probe = replace(layout,
+                    broker_ports={b: SIM_BROKER_PORT + 100 * i for i, b in enumerate(layout.brokers)},
+                    controller_ports={c: SIM_CONTROLLER_PORT + 100 * i
+                                      for i, c in enumerate(layout.controllers)})
+    for node_id in probe.node_ids:
+        KafkaConfig(parse_properties(probe.node_config(node_id).server_properties()))
 
 
 def bootstrap_features(features: Mapping[str, int] | None) -> dict[str, int] | None:

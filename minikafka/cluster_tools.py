@@ -25,7 +25,7 @@ import random
 import shlex
 
 from minikafka.drivers.runtime import NodeState
-from minikafka.tools import metadata_quorum_command, topic_command
+from minikafka.tools import metadata_quorum_command_output, topic_command_output
 
 
 class ClusterTools:
@@ -36,13 +36,13 @@ class ClusterTools:
         """``kafka-topics.sh --describe [--topic name]``, as text."""
         snapshot = self.snapshot()
         config = self._call(self._any_broker_config)
-        output = topic_command.describe(
-            topic_command.from_snapshot(snapshot, config), topic=name,
+        output = topic_command_output.describe(
+            topic_command_output.from_snapshot(snapshot, config), topic=name,
             exclude_internal=exclude_internal,
             under_replicated_partitions=under_replicated_partitions,
             under_min_isr_partitions=under_min_isr_partitions,
             unavailable_partitions=unavailable_partitions,
-            live_brokers=topic_command.live_brokers_from_snapshot(snapshot))
+            live_brokers=topic_command_output.live_brokers_from_snapshot(snapshot))
         return output.text.rstrip("\n")
 
     def _any_broker_config(self):
@@ -59,16 +59,16 @@ class ClusterTools:
         if response is None:
             raise RuntimeError("No active controller: the quorum has no leader right now, so "
                                "kafka-metadata-quorum.sh would time out as well")
-        return metadata_quorum_command.from_describe_quorum_response(response)
+        return metadata_quorum_command_output.from_describe_quorum_response(response)
 
     def quorum_status(self) -> str:
         """``kafka-metadata-quorum.sh describe --status``, as text."""
-        return metadata_quorum_command.format_status(self.cluster_id, self._quorum_info()).rstrip("\n")
+        return metadata_quorum_command_output.format_status(self.cluster_id, self._quorum_info()).rstrip("\n")
 
     def quorum_replication(self, human_readable: bool = False) -> str:
         """``kafka-metadata-quorum.sh describe --replication [--human-readable]``, as text."""
         now = self._call(lambda: self.driver.now())
-        return metadata_quorum_command.format_replication(
+        return metadata_quorum_command_output.format_replication(
             self._quorum_info(), human_readable, now).rstrip("\n")
 
     def run_tool(self, command: str, real: bool = False) -> str:
@@ -79,7 +79,7 @@ class ClusterTools:
         error texts; ``minikafka <tool>`` on a terminal), or with ``real=True`` Apache
         Kafka's own tool run from its jars (``minikafka kafka-tool <tool>``).  Without
         ``--bootstrap-server`` or ``--bootstrap-controller`` the first running broker is used."""
-        from minikafka.cli import tools
+        from minikafka.cli import tool_commands
         words = shlex.split(command)
         if not words:
             raise ValueError("run_tool needs a command, e.g. 'kafka-topics.sh --list'")
@@ -87,8 +87,8 @@ class ClusterTools:
             return self._run_real_tool(words)
         name = words[0].removesuffix(".sh").removeprefix("kafka-")
         name = {"consumer-groups": "consumer-groups", "topics": "topics"}.get(name, name)
-        if name not in tools.TOOL_NAMES:
-            known = ", ".join(f"kafka-{t}.sh" for t in tools.TOOL_NAMES)
+        if name not in tool_commands.TOOL_NAMES:
+            known = ", ".join(f"kafka-{t}.sh" for t in tool_commands.TOOL_NAMES)
             raise ValueError(f"No such tool {words[0]!r}; the sandbox has {known}")
         args = words[1:]
         if not {"--bootstrap-server", "--bootstrap-controller"} & {a.split("=")[0] for a in args}:
@@ -100,12 +100,12 @@ class ClusterTools:
         # the terminal command, draws it from an unseeded Random).
         runs = self.__dict__.setdefault("_tool_runs", {})
         runs[name] = runs.get(name, 0) + 1
-        seeded = tools.TOOL_RANDOM.set(random.Random(f"{self.layout.seed}:{name}:{runs[name]}"))
+        seeded = tool_commands.TOOL_RANDOM.set(random.Random(f"{self.layout.seed}:{name}:{runs[name]}"))
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-                tools.run_named(name, args)
+                tool_commands.run_named(name, args)
         finally:
-            tools.TOOL_RANDOM.reset(seeded)
+            tool_commands.TOOL_RANDOM.reset(seeded)
         return out.getvalue().rstrip("\n")
 
     def _run_real_tool(self, words: list[str]) -> str:

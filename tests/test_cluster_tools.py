@@ -107,12 +107,12 @@ def test_run_tool_proposes_the_same_reassignment_for_the_same_seed(live, tmp_pat
 def test_tools_draw_from_the_seeded_generator_when_their_caller_sets_one():
     import random
 
-    from minikafka.cli import tools
-    token = tools.TOOL_RANDOM.set(random.Random("seed"))
+    from minikafka.cli import tool_commands
+    token = tool_commands.TOOL_RANDOM.set(random.Random("seed"))
     try:
-        drawn = [tools.tool_random().random() for _ in range(3)]
+        drawn = [tool_commands.tool_random().random() for _ in range(3)]
     finally:
-        tools.TOOL_RANDOM.reset(token)
+        tool_commands.TOOL_RANDOM.reset(token)
     expected = random.Random("seed")
     assert drawn == [expected.random() for _ in range(3)]
-    assert tools.TOOL_RANDOM.get() is None and tools.tool_random() is not tools.tool_random()
+    assert tool_commands.TOOL_RANDOM.get() is None and tool_commands.tool_random() is not tool_commands.tool_random()

@@ -12,23 +12,23 @@ from __future__ import annotations
 import argparse
 import sys
 
-from minikafka.cli import kafka_tool, tools, up
+from minikafka.cli import kafka_tool, tool_commands, up
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="minikafka", description="A Kafka 4.x cluster for learning.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     up.register(sub)
-    tools.register(sub)
+    tool_commands.register(sub)
     kafka_tool.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in tools.TOOL_NAMES:
+    if argv and argv[0] in tool_commands.TOOL_NAMES:
         # Kafka-tool look-alikes parse their own arguments (jopt-simple rules), untouched.
-        return tools.run_named(argv[0], argv[1:])
+        return tool_commands.run_named(argv[0], argv[1:])
     if argv and argv[0] == kafka_tool.NAME:
         return kafka_tool.main(argv[1:])  # Kafka's own tool: every argument is its own
     parser = build_parser()

@@ -4,7 +4,7 @@ Theory of operation
 -------------------
 The tool learns the brokers from a Metadata request, opens a connection
 to each, and keeps the ApiVersions answer that every Kafka connection
-starts with.  `minikafka.tools.broker_api_versions_command` prints one
+starts with.  `minikafka.tools.broker_api_versions_command_output` prints one
 block per broker, judging each API's version range against the Java
 client of Kafka 4.1 (``usable: 13``, ``UNSUPPORTED``...), in the order of
 the tool's ``HashMap`` of nodes.  A broker that cannot be reached prints
@@ -26,7 +26,7 @@ from minikafka.cli import command_line_utils as clu
 from minikafka.cli.admin_client import AdminConnection, from_client_error
 from minikafka.cli.option_parser import OptionException, OptionParser, REQUIRED_ARG
 from minikafka.common.errors import KafkaException
-from minikafka.tools import broker_api_versions_command as output
+from minikafka.tools import broker_api_versions_command_output as output
 
 NAME = "broker-api-versions"
 SUMMARY = "kafka-broker-api-versions.sh: the API versions every broker supports"

@@ -8,7 +8,7 @@ flags ``--topic T``, ``--broker N``, ``--broker-defaults``.
 
 ``--describe`` checks that the entity exists (``The topic 'x' doesn't exist
 and doesn't have dynamic config.``), asks DescribeConfigs with synonyms,
-and `minikafka.tools.configs_command` prints the entries set dynamically
+and `minikafka.tools.config_command_output` prints the entries set dynamically
 on that entity (or all of them with ``--all``).  Without a name it
 describes every topic, or every broker and then the cluster default.
 
@@ -38,7 +38,7 @@ from minikafka.cli.admin_client import AdminConnection, ExecutionException, erro
 from minikafka.cli.option_parser import OptionException, OptionParser, REQUIRED_ARG
 from minikafka.common import topic as topic_rules
 from minikafka.common.errors import InvalidConfigurationException, KafkaException
-from minikafka.tools import configs_command as output
+from minikafka.tools import config_command_output as output
 
 NAME = "configs"
 SUMMARY = "kafka-configs.sh: describe and alter topic and broker configs"

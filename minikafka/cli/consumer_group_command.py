@@ -13,7 +13,7 @@ other), then exactly one action runs:
   offsets (OffsetFetch) and the log end offsets of those partitions
   (ListOffsets, latest), so the lag of each partition is the log end offset
   minus the committed offset; `consumer_group_describe` gathers it and
-  `minikafka.tools.consumer_groups_command` prints it;
+  `minikafka.tools.consumer_group_command_output` prints it;
 * ``--delete``: DeleteGroups on the coordinators, then ``Deletion of
   requested consumer groups ('g') was successful.`` or the failures.
 
@@ -37,7 +37,7 @@ from minikafka.cli.admin_client import AdminConnection, ExecutionException, erro
 from minikafka.cli.consumer_group_describe import describe_groups, group_listings, list_group_ids
 from minikafka.cli.option_parser import OPTIONAL_ARG, OptionException, OptionParser, REQUIRED_ARG, long
 from minikafka.common.errors import KafkaException
-from minikafka.tools import consumer_groups_command as output
+from minikafka.tools import consumer_group_command_output as output
 from minikafka.tools.java_hash_codes import string_order
 
 NAME = "consumer-groups"

@@ -18,7 +18,7 @@ offsets.  The ids come out in the order the brokers answered.
 A coordinator that answers with an error (``GroupIdNotFoundException:
 Group g not found.``) fails the whole command, as ``describeConsumerGroups
 (...).all().get()`` does in Kafka.  The facts become
-`minikafka.tools.consumer_groups_command.ConsumerGroupDescription`\\ s,
+`minikafka.tools.consumer_group_command_output.ConsumerGroupDescription`\\ s,
 which that module prints.
 
 Mirrors ``ConsumerGroupCommand.ConsumerGroupService`` (``listConsumerGroups``,
@@ -33,7 +33,7 @@ from __future__ import annotations
 from minikafka.cli.admin_client import AdminConnection, ExecutionException, error_for, execution
 from minikafka.cli.option_parser import OptionSet
 from minikafka.common.topic_partition import TopicPartition
-from minikafka.tools import consumer_groups_command as output
+from minikafka.tools import consumer_group_command_output as output
 from minikafka.tools.tool_output import ToolOutput
 
 CONSUMER_PROTOCOL_TYPES = ("consumer", "")

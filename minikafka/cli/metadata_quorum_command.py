@@ -10,7 +10,7 @@ code 1 (``--help`` exits 0).  Exactly one of ``--bootstrap-server`` and
 
 ``describe`` asks any broker for DescribeQuorum on ``__cluster_metadata-0``
 (the broker forwards it to the active controller) and, for ``--status``,
-DescribeCluster for the cluster id; `minikafka.tools.metadata_quorum_command`
+DescribeCluster for the cluster id; `minikafka.tools.metadata_quorum_command_output`
 prints the answer.  ``--human-readable`` turns the fetch and caught-up
 timestamps into ``<n> ms ago`` against this machine's clock, and refuses
 timestamps in the future, as Kafka does.  Errors of the command itself
@@ -33,7 +33,7 @@ import time
 from minikafka.cli import command_line_utils as clu
 from minikafka.cli.admin_client import AdminConnection, from_client_error, java_string, kafka_uuid
 from minikafka.common.errors import KafkaException
-from minikafka.tools import metadata_quorum_command as output
+from minikafka.tools import metadata_quorum_command_output as output
 
 NAME = "metadata-quorum"
 SUMMARY = "kafka-metadata-quorum.sh: describe the KRaft metadata quorum"

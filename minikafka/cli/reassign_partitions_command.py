@@ -2,7 +2,7 @@
 
 Theory of operation
 -------------------
-The tool runs one of five actions; `minikafka.tools.reassign_partitions_command`
+The tool runs one of five actions; `minikafka.tools.reassign_partitions_command_output`
 decides what to print, this module gathers the cluster facts it needs and
 performs the actions it calls back for:
 
@@ -36,12 +36,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from minikafka.cli import command_line_utils as clu
-from minikafka.cli import tools
+from minikafka.cli import tool_commands
 from minikafka.cli.admin_client import AdminConnection, ExecutionException, error_for, execution
 from minikafka.cli.option_parser import OPTIONAL_ARG, OptionException, OptionParser, REQUIRED_ARG, long
 from minikafka.common.errors import KafkaException
 from minikafka.common.topic_partition import TopicPartition
-from minikafka.tools import reassign_partitions_command as output
+from minikafka.tools import reassign_partitions_command_output as output
 from minikafka.tools.tool_output import ToolOutput
 
 NAME = "reassign-partitions"
@@ -208,7 +208,7 @@ def handle_action(connection: AdminConnection, o, action: str) -> ToolOutput:
         return output.list_reassignments(facts.ongoing())
     if action == "generate":
         return output.generate(_read(o.value_of("topics-to-move-json-file")), o.value_of("broker-list"),
-                               current=facts.current(), brokers=facts.brokers(), rng=tools.tool_random(),
+                               current=facts.current(), brokers=facts.brokers(), rng=tool_commands.tool_random(),
                                disable_rack_aware=o.has("disable-rack-aware"))
     text = _read(o.value_of("reassignment-json-file"))
     preserve = o.has("preserve-throttles")

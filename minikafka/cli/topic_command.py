@@ -14,7 +14,7 @@ and messages, then runs exactly one action through the admin client:
 * ``--describe``: the selected topics through DescribeTopicPartitions (with
   ELR), their configs through DescribeConfigs, live brokers through
   DescribeCluster and ongoing reassignments; the text comes from
-  `minikafka.tools.topic_command`;
+  `minikafka.tools.topic_command_output`;
 * ``--alter``: CreatePartitions (``--partitions``, optionally with new
   replicas from ``--replica-assignment``);
 * ``--delete``: DeleteTopics for every selected topic.
@@ -40,7 +40,7 @@ from minikafka.cli.topic_describe import describe_topics
 from minikafka.common import topic as topic_rules
 from minikafka.common.config.topic_configs import validate_topic_configs
 from minikafka.common.errors import Errors, KafkaException
-from minikafka.tools import topic_command as output
+from minikafka.tools import topic_command_output as output
 from minikafka.tools.reassignment_json import ReassignCommandError, duplicates
 from minikafka.tools.java_hash_codes import int_order
 

@@ -18,7 +18,7 @@ Theory of operation
    ongoing reassignments (ListPartitionReassignments, ignored when the
    broker does not support it).
 
-The answers become `minikafka.tools.topic_command.TopicDescription`\\ s and
+The answers become `minikafka.tools.topic_command_output.TopicDescription`\\ s and
 that module prints them byte for byte as Kafka does.
 
 Mirrors ``TopicCommand.TopicService.describeTopic`` (4.1.1).  Simplified:
@@ -36,7 +36,7 @@ from minikafka.cli.option_parser import OptionSet
 from minikafka.common.config.describe import admin_order
 from minikafka.common.errors import KafkaException
 from minikafka.common.uuid import Uuid
-from minikafka.tools import topic_command as output
+from minikafka.tools import topic_command_output as output
 from minikafka.tools.tool_output import ToolOutput
 
 
@@ -120,7 +120,7 @@ def _by_topic_id(admin, raw_id: str, exclude_internal: bool) -> list[str]:
 
 
 def describe_topics(connection: AdminConnection, o: OptionSet) -> ToolOutput:
-    """Gather what ``--describe`` prints and let `minikafka.tools.topic_command` print it."""
+    """Gather what ``--describe`` prints and let `minikafka.tools.topic_command_output` print it."""
     admin = connection.admin("listTopics")
     raw_id = o.value_of("topic-id")
     use_id = raw_id is not None and raw_id != str(Uuid.ZERO)

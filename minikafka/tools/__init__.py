@@ -4,18 +4,21 @@ Learners compare what the sandbox prints with what ``kafka-topics.sh`` and
 friends print against a real cluster, so every formatter here reproduces the
 Kafka 4.1.1 tool's output exactly: tabs, padding, ordering (including the
 ``HashMap`` orders Kafka does not sort), singular and plural wording, and
-which lines go to standard error.  One module per tool:
+which lines go to standard error.  One module per tool, named after the Java
+class whose output it reproduces with the suffix ``_output``, so that the
+command that gathers the data over the wire (`minikafka.cli`, named after the
+same class) never shares its module name:
 
-========================================  ==========================================
-``topic_command``                          ``kafka-topics.sh``
-``metadata_quorum_command``                ``kafka-metadata-quorum.sh describe``
-``reassign_partitions_command``            ``kafka-reassign-partitions.sh``
-``reassignment_json``                      its JSON files
-``broker_api_versions_command``            ``kafka-broker-api-versions.sh``
-``consumer_groups_command``                ``kafka-consumer-groups.sh``
-``configs_command``                        ``kafka-configs.sh``
-``dump_log`` / ``dump_log_index``          ``kafka-dump-log.sh``
-========================================  ==========================================
+==========================================  ==========================================
+``topic_command_output``                     ``kafka-topics.sh`` (TopicCommand)
+``metadata_quorum_command_output``           ``kafka-metadata-quorum.sh describe``
+``reassign_partitions_command_output``       ``kafka-reassign-partitions.sh``
+``reassignment_json``                        its JSON files
+``broker_api_versions_command_output``       ``kafka-broker-api-versions.sh``
+``consumer_group_command_output``            ``kafka-consumer-groups.sh`` (ConsumerGroupCommand)
+``config_command_output``                    ``kafka-configs.sh`` (ConfigCommand)
+``dump_log`` / ``dump_log_index``            ``kafka-dump-log.sh`` (no command of its own)
+==========================================  ==========================================
 
 Each tool module defines small neutral input dataclasses (no kafka-python
 types), pure formatting functions, ``ToolOutput``-returning command functions

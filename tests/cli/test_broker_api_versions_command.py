@@ -3,7 +3,7 @@
 import pytest
 
 from minikafka import Cluster
-from minikafka.tools import broker_api_versions_command as output
+from minikafka.tools import broker_api_versions_command_output as output
 
 
 def test_bootstrap_server_is_required(cli):

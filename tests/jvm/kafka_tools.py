@@ -72,12 +72,12 @@ def real(cluster: Cluster, command: str, stdin: str | None = None, bootstrap: bo
 
 def lookalike(cluster: Cluster, command: str) -> ToolRun:
     """The sandbox's look-alike of the same command (``minikafka <tool>``), stdout and stderr apart."""
-    from minikafka.cli import tools
+    from minikafka.cli import tool_commands
 
     words = shlex.split(command)
     name = words[0].removesuffix(".sh").removeprefix("kafka-")
     args = ["--bootstrap-server", cluster.bootstrap_servers.split(",")[0], *words[1:]]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = tools.run_named(name, args)
+        code = tool_commands.run_named(name, args)
     return ToolRun(code, out.getvalue(), err.getvalue())

@@ -48,7 +48,7 @@ def same(cluster: Cluster, command: str) -> str:
 def java17_topic_order(names: list[str]) -> list[str]:
     """The order ``kafka-topics.sh --describe`` lists several topics in when it runs on Java 17.
 
-    The admin client's three HashMaps (`topic_command.describe_order`) with the copy constructor of
+    The admin client's three HashMaps (`topic_command_output.describe_order`) with the copy constructor of
     Java 17, which sizes the copy for ``size / 0.75 + 1`` entries; the look-alike models Java 19+'s
     ``ceil(size / 0.75)`` (Kafka's own image runs Java 21), so from 6 topics on the two can differ."""
     n = len(names)

@@ -1,9 +1,9 @@
-"""Tests for minikafka/tools/configs_command.py."""
+"""Tests for minikafka/tools/config_command_output.py."""
 
 from minikafka.common.config.describe import describe_broker, describe_topic
 from minikafka.common.config.kafka_config import KafkaConfig
-from minikafka.tools import configs_command as cc
-from minikafka.tools.configs_command import ConfigSynonym as S, DescribedConfig as E
+from minikafka.tools import config_command_output as cc
+from minikafka.tools.config_command_output import ConfigSynonym as S, DescribedConfig as E
 
 
 def _broker(**props):

@@ -3,7 +3,7 @@
 import pytest
 
 from minikafka.cli import build_parser
-from minikafka.cli.tools import TOOL_MODULES
+from minikafka.cli.tool_commands import TOOL_MODULES
 
 
 def test_every_tool_is_a_subcommand_of_minikafka(capsys):

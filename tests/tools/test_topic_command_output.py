@@ -1,10 +1,10 @@
-"""Tests for minikafka/tools/topic_command.py."""
+"""Tests for minikafka/tools/topic_command_output.py."""
 
 import pytest
 
 from minikafka.common.config.kafka_config import KafkaConfig
-from minikafka.tools import topic_command as tc
-from minikafka.tools.topic_command import TopicDescription, TopicPartitionInfo as P
+from minikafka.tools import topic_command_output as tc
+from minikafka.tools.topic_command_output import TopicDescription, TopicPartitionInfo as P
 from tests.tools._snapshots import cluster, node, partition, topic
 
 QUICKSTART_BROKER = KafkaConfig({"node.id": "1", "process.roles": "broker,controller",

@@ -6,8 +6,8 @@ Theory of operation
 options, the same output, the same error texts and exit codes, because it
 gathers its data over the Kafka protocol (kafka-python's admin, producer
 and consumer clients) and prints it with the formatters of
-`minikafka.tools`.  So the commands work against any Kafka 4.x cluster,
-not only the sandbox.
+`minikafka.tools` (``topic_command`` here, ``topic_command_output`` there).
+So the commands work against any Kafka 4.x cluster, not only the sandbox.
 
 Kafka's tools parse their own options (jopt-simple or argparse4j, each
 with its own messages), so ``minikafka``'s argparse hands every argument

@@ -1,11 +1,11 @@
-"""Tests for minikafka/tools/metadata_quorum_command.py."""
+"""Tests for minikafka/tools/metadata_quorum_command_output.py."""
 
 import pytest
 
 from minikafka.common.uuid import Uuid
 from minikafka.raft.messages import DescribeQuorumNode, DescribeQuorumResponse, Listener, ReplicaState
-from minikafka.tools import metadata_quorum_command as mq
-from minikafka.tools.metadata_quorum_command import QuorumInfo, QuorumReplicaState as R
+from minikafka.tools import metadata_quorum_command_output as mq
+from minikafka.tools.metadata_quorum_command_output import QuorumInfo, QuorumReplicaState as R
 
 
 def test_golden_status_from_kafka_4_1_docs():

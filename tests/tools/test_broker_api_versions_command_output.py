@@ -1,8 +1,8 @@
-"""Tests for minikafka/tools/broker_api_versions_command.py."""
+"""Tests for minikafka/tools/broker_api_versions_command_output.py."""
 
 from minikafka.network.api_keys import broker_api_versions
-from minikafka.tools import broker_api_versions_command as bav
-from minikafka.tools.broker_api_versions_command import BrokerApiVersions, BrokerNode
+from minikafka.tools import broker_api_versions_command_output as bav
+from minikafka.tools.broker_api_versions_command_output import BrokerApiVersions, BrokerNode
 from tests.tools._snapshots import cluster, node
 
 # A 4.0.0 broker's answer (apache/kafka:4.0.0 image), as a public Chinese tutorial printed it with

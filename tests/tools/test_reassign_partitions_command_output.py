@@ -1,11 +1,11 @@
-"""Tests for minikafka/tools/reassign_partitions_command.py."""
+"""Tests for minikafka/tools/reassign_partitions_command_output.py."""
 
 import random
 
 from minikafka.common.topic_partition import TopicPartition as TP
 from minikafka.controller.striped_replica_placer import PlacementSpec, StripedReplicaPlacer, UsableBroker
-from minikafka.tools import reassign_partitions_command as rp
-from minikafka.tools.reassign_partitions_command import BrokerMetadata, PartitionReassignment
+from minikafka.tools import reassign_partitions_command_output as rp
+from minikafka.tools.reassign_partitions_command_output import BrokerMetadata, PartitionReassignment
 from tests.tools._snapshots import cluster, node, partition, topic
 
 CURRENT = {TP("my-topic", 0): [0, 1, 2], TP("my-topic", 1): [1, 2, 0], TP("my-topic", 2): [2, 1, 0]}

@@ -1,9 +1,9 @@
-"""Tests for minikafka/tools/consumer_groups_command.py."""
+"""Tests for minikafka/tools/consumer_group_command_output.py."""
 
 from minikafka.common.topic_partition import TopicPartition as TP
-from minikafka.tools import consumer_groups_command as cg
-from minikafka.tools.consumer_groups_command import ConsumerGroupDescription as Group, GroupListing
-from minikafka.tools.consumer_groups_command import MemberDescription as Member
+from minikafka.tools import consumer_group_command_output as cg
+from minikafka.tools.consumer_group_command_output import ConsumerGroupDescription as Group, GroupListing
+from minikafka.tools.consumer_group_command_output import MemberDescription as Member
 
 HEADER = ("GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             "
           "CONSUMER-ID     HOST            CLIENT-ID")
