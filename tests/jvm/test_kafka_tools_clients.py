@@ -122,8 +122,8 @@ MESSAGES, THROUGHPUT = 10_000, 400  # 25 s of sending: three kills take about 11
 # Keys "0".."5" go to partitions 2, 0, 2, 2, 1, 0 (murmur2), so every partition takes records all the
 # time; without keys the sticky partitioner feeds one partition for over a thousand records at a time.
 REPEATING_KEYS = 6
-IDEMPOTENT = ("enable.idempotence=true\n"  # as Kafka's system tests configure an idempotent VerifiableProducer
-              "retries=2147483647\n"       # the tool sets retries=0 unless told otherwise
+IDEMPOTENT = ("enable.idempotence=true\n"
+              "retries=2147483647\n"       # the tool sets retries=0, which idempotence refuses
               "max.in.flight.requests.per.connection=5\n")
 
 
