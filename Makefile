@@ -106,7 +106,7 @@ lab: venv
 # Benchmarks are plain scripts; files starting with "_" are helpers, not run.
 bench: venv
 	@shopt -s nullglob; failed=(); ran=0; \
-	for script in benchmarks/[!_]*.py; do \
+	for script in benchmarks/bench_*.py; do \
 	    ran=1; echo "== $$script"; \
 	    $(PY) "$$script" || failed+=("$$script"); \
 	done; \
