@@ -103,7 +103,7 @@ lab: venv
 	echo "Starting JupyterLab on lessons/: open the http://localhost:.../lab?token=... address it prints below; Ctrl-C stops it."; \
 	exec $(VENV)/bin/jupyter lab "$${args[@]}" $(LAB_ARGS)
 
-# Benchmarks are plain scripts; files starting with "_" are helpers, not run.
+# Benchmarks are the scripts benchmarks/bench_*.py; other files there are their helpers.
 bench: venv
 	@shopt -s nullglob; failed=(); ran=0; \
 	for script in benchmarks/bench_*.py; do \
