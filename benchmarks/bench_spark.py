@@ -1,16 +1,18 @@
-"""Spark benchmarks: the ``minikafka`` data source against a plain consumer, and lesson 07's cost.
+"""Spark benchmarks: Spark's Kafka connector against Kafka's own consumer, and lesson 07's cost.
 
 Prints numbers; asserts nothing.  Two parts:
 
 * **Batch read throughput.**  A live cluster (3 brokers, teaching timing)
   holds 100,000 records of 100 bytes in a 3-partition topic.  In the same
   run, alternately, the records are read by (a) a Spark batch query through
-  ``format("minikafka")`` (``count(*)`` and ``sum(length(value))``, so every
-  value reaches Spark) and (b) a plain kafka-python ``KafkaConsumer`` in a
-  process of its own, as Spark's workers are, timed from its creation to the
-  last record.  Reported: medians, records/s and the ratio (target: Spark at
-  >= 0.5x the consumer).  Spark's first read, which starts its Python
-  workers, is reported apart.
+  Spark's own connector, ``format("kafka")`` (``count(*)`` and
+  ``sum(length(value))``, so every value reaches Spark), and (b) Kafka's
+  consumer performance tool, ``kafka-consumer-perf-test`` (the Java client
+  4.3.1, in a JVM of its own).  Reported: medians, records/s and the ratio
+  (target: Spark at >= 0.5x the Java consumer).  The tool's rate counts its
+  group join as Spark's counts its planning; its fetch-only rate is shown
+  too.  Spark's first read, which starts its Python workers and loads the
+  connector, is reported apart.
 * **Lesson 07.**  The notebook runs in a fresh kernel (nbclient, as nbval
   does) while the kernel and everything it starts (Spark's JVM and Python
   workers) are sampled: wall time, peak RSS summed over the processes, and
@@ -24,11 +26,9 @@ Run: ``.venv/bin/python benchmarks/bench_spark.py [--runs 3] [--records 100000] 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -36,36 +36,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
+sys.path.insert(0, HERE)
 
 TOPIC = "bench-read"
 VALUE_BYTES = 100
-
-
-# ---------------------------------------------------------------- the plain consumer (a child process)
-def client_consume(bootstrap: str, topic: str, records: int) -> dict:
-    from kafka import KafkaConsumer, TopicPartition
-
-    started = time.perf_counter()
-    consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False)
-    partitions = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic))]
-    consumer.assign(partitions)
-    consumer.seek_to_beginning()
-    count = size = 0
-    while count < records:
-        for batch in consumer.poll(timeout_ms=500).values():
-            count += len(batch)
-            size += sum(len(r.value) for r in batch)
-    elapsed = time.perf_counter() - started
-    consumer.close()
-    return {"seconds": elapsed, "records": count, "bytes": size}
-
-
-def run_consumer(bootstrap: str, records: int) -> dict:
-    result = subprocess.run([sys.executable, __file__, "consume", bootstrap, TOPIC, str(records)],
-                            capture_output=True, text=True, timeout=600)
-    if result.returncode != 0:
-        raise RuntimeError(f"consumer failed: {result.stderr[-2000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 # ---------------------------------------------------------------- batch read throughput
@@ -82,11 +56,17 @@ def fill_topic(cluster, records: int) -> None:
 
 
 def spark_read(spark, bootstrap: str) -> dict:
-    df = (spark.read.format("minikafka").option("kafka.bootstrap.servers", bootstrap)
+    df = (spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap)
           .option("subscribe", TOPIC).load())
     started = time.perf_counter()
     row = df.selectExpr("count(*) AS n", "sum(length(value)) AS size").collect()[0]
     return {"seconds": time.perf_counter() - started, "records": row.n, "bytes": row.size}
+
+
+def java_read(bootstrap: str, records: int) -> dict:
+    from bench_java_perf import consumer_perf  # the same tool run, read the same way
+
+    return consumer_perf(bootstrap, TOPIC, records)
 
 
 def read_throughput(runs: int, records: int) -> None:
@@ -99,21 +79,23 @@ def read_throughput(runs: int, records: int) -> None:
         bootstrap = cluster.bootstrap_servers
         spark = get_spark(quiet=True)
         first = spark_read(spark, bootstrap)
-        spark_runs, consumer_runs = [], []
+        spark_runs, java_runs = [], []
         for _ in range(runs):  # alternate, so a noisy moment on the machine hits both alike
-            consumer_runs.append(run_consumer(bootstrap, records))
+            java_runs.append(java_read(bootstrap, records))
             spark_runs.append(spark_read(spark, bootstrap))
         spark.stop()
-    wrong = [r for r in spark_runs + consumer_runs + [first] if r["records"] != records]
+    wrong = [r for r in spark_runs + [first] if r["records"] != records]
     if wrong:  # a read that missed records would make its time meaningless
-        print(f"WARNING: reads that did not return {records:,} records: {wrong}")
+        print(f"WARNING: Spark reads that did not return {records:,} records: {wrong}")
     spark_s = statistics.median(r["seconds"] for r in spark_runs)
-    consumer_s = statistics.median(r["seconds"] for r in consumer_runs)
+    java_rate = statistics.median(r["records_per_s"] for r in java_runs)
+    java_fetch_rate = statistics.median(r["fetch_records_per_s"] for r in java_runs)
     print(f"batch read of {records:,} records x {VALUE_BYTES} B from 3 partitions (median of {runs})")
-    print(f"  Spark, format('minikafka'):  {spark_s:6.2f} s  {records / spark_s:>9,.0f} records/s"
+    print(f"  Spark, format('kafka'):         {spark_s:6.2f} s  {records / spark_s:>9,.0f} records/s"
           f"   (first read, starting the workers: {first['seconds']:.2f} s)")
-    print(f"  kafka-python KafkaConsumer:  {consumer_s:6.2f} s  {records / consumer_s:>9,.0f} records/s")
-    print(f"  Spark / consumer throughput: {consumer_s / spark_s:.2f}x  (target >= 0.5x)")
+    print(f"  kafka-consumer-perf-test:       {records / java_rate:6.2f} s  {java_rate:>9,.0f} records/s"
+          f"   (fetching only: {java_fetch_rate:,.0f} records/s)")
+    print(f"  Spark / Java consumer:      {records / spark_s / java_rate:.2f}x  (target >= 0.5x)")
 
 
 # ---------------------------------------------------------------- lesson 07: time and memory
@@ -179,9 +161,6 @@ def run_lesson() -> None:
 
 
 def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "consume":
-        print(json.dumps(client_consume(sys.argv[2], sys.argv[3], int(sys.argv[4]))))
-        return
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--records", type=int, default=100_000)
