@@ -1,0 +1,81 @@
+"""Kafka 4.3.1's ``kafka-metadata-shell`` reading the sandbox's own ``__cluster_metadata`` log.
+
+The shell loads a metadata log segment with Kafka's own ``MetadataLoader``,
+the code a broker uses to build its metadata image, and shows the image as a
+file tree.  Pointed at a sandbox controller's segment, it must rebuild the
+same cluster the sandbox reports: the same topics and ids, the same
+partition registrations, brokers, controllers, configs and finalized
+features.  Every expectation below is computed from the sandbox (its
+snapshot and the image it replays from its own records), never written out.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from minikafka import Cluster
+from minikafka.cluster_metadata import replay_metadata
+from minikafka.jvm import run_kafka_tool
+
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
+
+
+@pytest.fixture(scope="module")
+def cluster(kafka_classpath):
+    with Cluster(brokers=3, controllers=1, simulated=True, seed=1207) as running:
+        running.create_topic("orders", partitions=3, replication_factor=3, config={"retention.ms": "60000"})
+        running.create_topic("payments", partitions=1, replication_factor=2)
+        running.kill_broker(2)                 # fenced: its partitions lose it from the ISR
+        running.wait_until(lambda: 2 not in running.isr("orders", 0), timeout_ms=30_000)
+        yield running
+
+
+def shell(cluster: Cluster, *command: str) -> str:
+    segment = cluster.node_data_dir(cluster.controller_ids[0]) / "__cluster_metadata-0" / "00000000000000000000.log"
+    result = run_kafka_tool("kafka-metadata-shell", ["--snapshot", str(segment), *command], quiet=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+def test_the_shell_lists_the_sandboxs_topics_and_nodes(cluster):
+    snapshot = cluster.snapshot()
+    assert shell(cluster, "ls", "/image/topics/byName").split() == sorted(t.name for t in snapshot.topics)
+    assert shell(cluster, "ls", "/image/cluster/brokers").split() == [str(b) for b in sorted(cluster.broker_ids)]
+    assert shell(cluster, "ls", "/image/cluster/controllers").split() == [str(c) for c in cluster.controller_ids]
+
+
+def test_partition_registrations_match_the_sandboxs_snapshot(cluster):
+    for topic in cluster.snapshot().topics:
+        assert shell(cluster, "cat", f"/image/topics/byName/{topic.name}/id").strip() == topic.topic_id
+        for partition in topic.partitions:
+            text = shell(cluster, "cat", f"/image/topics/byName/{topic.name}/{partition.partition}")
+            fields = dict(re.findall(r"(\w+)=(\[[^\]]*\]|[^,)]+)", text))
+            ids = lambda values: "[" + ", ".join(str(v) for v in values) + "]"  # noqa: E731
+            assert (fields["replicas"], fields["isr"], fields["elr"], fields["lastKnownElr"]) == (
+                ids(partition.replicas), ids(partition.isr), ids(partition.elr), ids(partition.last_known_elr))
+            assert (int(fields["leader"]), int(fields["leaderEpoch"]), int(fields["partitionEpoch"])) == (
+                -1 if partition.leader is None else partition.leader, partition.leader_epoch,
+                partition.partition_epoch)
+
+
+def test_broker_registrations_show_who_is_fenced(cluster):
+    image = replay_metadata(cluster.metadata_records())
+    for broker_id, registration in image.cluster.brokers.items():
+        text = shell(cluster, "cat", f"/image/cluster/brokers/{broker_id}")
+        assert f"id={broker_id}, epoch={registration.epoch}," in text
+        assert f"fenced={str(registration.fenced).lower()}," in text
+    assert "fenced=true," in shell(cluster, "cat", "/image/cluster/brokers/2")
+
+
+def test_configs_and_finalized_features_match_the_sandboxs_image(cluster):
+    image = replay_metadata(cluster.metadata_records())
+    assert shell(cluster, "cat", "/image/configs/TOPIC:orders/retention.ms").strip() == \
+        cluster.snapshot().topic("orders").configs["retention.ms"]
+    listed = shell(cluster, "ls", "/image/features").split()
+    expected = sorted(f"finalized_{name}" for name, level in image.features.finalized_versions.items() if level > 0)
+    assert [name for name in listed if name != "metadataVersion"] == expected
+    for name in expected:
+        level = image.features.finalized_versions[name.removeprefix("finalized_")]
+        assert shell(cluster, "cat", f"/image/features/{name}").strip() == str(level)
