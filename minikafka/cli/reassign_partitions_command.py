@@ -10,7 +10,7 @@ performs the actions it calls back for:
   (DescribeCluster, fenced brokers left out), the ongoing reassignments
   (ListPartitionReassignments), and for the current assignment it prints, the
   log directory of each replica on a live broker (DescribeLogDirs to that
-  broker, as Kafka 4.2+ does);
+  broker, as Kafka 4.3 does; 4.1 printed "any");
 * ``--execute`` starts reassignments with AlterPartitionReassignments
   (``--disallow-replication-factor-change`` sets KIP-860's flag) and, with
   ``--throttle``, first sets the replication throttles with

@@ -24,11 +24,11 @@ the next line follows on the same line), and errors: "terse" ones as the
 bare message, the others as ``Error: <message>``, all on stdout with exit
 code 1.
 
-Since Kafka 4.2 the current assignment that ``--generate`` and ``--execute``
-print names the log directory of every replica whose broker is alive (the
-tool asks each of those brokers with DescribeLogDirs), so the rollback JSON
-puts each replica back where it was; ``"any"`` stays for the others and for
-proposed replicas.
+In Kafka 4.3 (4.1 printed ``"any"`` there) the current assignment that
+``--generate`` and ``--execute`` print names the log directory of every
+replica whose broker is alive (the tool asks each of those brokers with
+DescribeLogDirs), so the rollback JSON puts each replica back where it was;
+``"any"`` stays for the others and for proposed replicas.
 
 The functions are pure: the caller gathers the cluster facts (current
 assignment, ongoing reassignments, broker ids) and passes callbacks for the

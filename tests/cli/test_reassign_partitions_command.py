@@ -69,7 +69,7 @@ def test_execute_with_a_throttle_then_verify_clears_it(cluster, cli, tmp_path, e
         {"topic": "orders", "partition": 0, "replicas": target}]})
     result = cli("reassign-partitions", "--bootstrap-server", bs, "--execute", "--reassignment-json-file", plan,
                  "--throttle", "10000000")
-    # Kafka 4.2+ names each current replica's log directory (DescribeLogDirs to its broker).
+    # Kafka 4.3 names each current replica's log directory (DescribeLogDirs to its broker).
     dirs = [str(cluster.broker_data_dir(b)) for b in before]
     rollback = json.dumps({"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": before,
                                                          "log_dirs": dirs}]}, separators=(",", ":"))

@@ -134,7 +134,7 @@ def test_reassignment_execute_verify_and_preferred_election_match(cluster, tmp_p
     kafka = real(cluster, f"kafka-reassign-partitions.sh --execute --reassignment-json-file {plans['moved-by-kafka']}")
     sandbox = lookalike(cluster, f"kafka-reassign-partitions.sh --execute "
                                  f"--reassignment-json-file {plans['moved-by-sandbox']}").text
-    # Kafka 4.2+ names each current replica's log directory in the rollback JSON, and so does the look-alike.
+    # Kafka 4.3 names each current replica's log directory in the rollback JSON, and so does the look-alike.
     rollback = json.loads(kafka.text.split("\n\n")[1])
     assert [entry["log_dirs"] for entry in rollback["partitions"]] == [
         [str(cluster.broker_data_dir(b)) for b in before[p]] for p in (0, 1)]

@@ -15,7 +15,7 @@ BROKERS = [0, 1, 2, 3, 4, 5, 6]
 
 
 def test_golden_execute():
-    # Observed (public blog, KRaft-era tool; same text in 4.1.1; 4.2+ names live replicas' log directories):
+    # Observed (public blog, KRaft-era tool; same text in 4.1.1; 4.3 names live replicas' log directories):
     expected = ('Current partition replica assignment\n\n'
                 '{"version":1,"partitions":[{"topic":"my-topic","partition":0,"replicas":[0,1,2],"log_dirs":["any","any","any"]},'
                 '{"topic":"my-topic","partition":1,"replicas":[1,2,0],"log_dirs":["any","any","any"]},'
@@ -40,7 +40,7 @@ def test_current_assignment_text_matches_kafkas_unit_test():
 
 
 def test_the_current_assignment_names_the_log_dirs_of_live_replicas():
-    # Kafka 4.2+: replicas on live brokers get their directory (here broker 2 is down: "any"), and
+    # Kafka 4.3: replicas on live brokers get their directory (here broker 2 is down: "any"), and
     # only the printed partitions are asked about; proposed replicas stay "any".
     asked = []
 
