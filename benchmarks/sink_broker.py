@@ -43,7 +43,7 @@ class SinkBroker:
         self.partitions = partitions
         self.next_offset: dict[tuple[str, int], int] = {}
         self.producer_ids = itertools.count(1000)
-        self.features = FinalizedFeatures({"metadata.version": 27}, 0)
+        self.features = FinalizedFeatures({"metadata.version": 30}, 0)
 
     def finalized_features(self) -> FinalizedFeatures:   # what handle_api_versions asks its broker
         return self.features

@@ -277,13 +277,13 @@ def bootstrap_features(features: Mapping[str, int] | None) -> dict[str, int] | N
     """
     if features is None:
         return None
-    from minikafka.controller.feature_control_manager import BOOTSTRAP_FEATURES_4_1, SUPPORTED_FEATURES_4_1
-    levels = dict(BOOTSTRAP_FEATURES_4_1)
+    from minikafka.controller.feature_control_manager import BOOTSTRAP_FEATURES_4_3, SUPPORTED_FEATURES_4_3
+    levels = dict(BOOTSTRAP_FEATURES_4_3)
     for name, level in features.items():
-        if name not in BOOTSTRAP_FEATURES_4_1:
+        if name not in BOOTSTRAP_FEATURES_4_3:
             raise ValueError(f"features: {name!r} cannot be set at format time here; choose from "
-                             f"{', '.join(sorted(BOOTSTRAP_FEATURES_4_1))}")
-        low, high = SUPPORTED_FEATURES_4_1[name]
+                             f"{', '.join(sorted(BOOTSTRAP_FEATURES_4_3))}")
+        low, high = SUPPORTED_FEATURES_4_3[name]
         if not isinstance(level, int) or isinstance(level, bool) or not low <= level <= high:
             raise ValueError(f"features: {name} must be a level from {low} to {high}, not {level!r}")
         levels[name] = level

@@ -28,9 +28,26 @@ def test_features_turn_eligible_leader_replicas_on():
         cluster.stop()
 
 
+def test_share_and_streams_groups_are_finalized_as_kafka_4_3_formats_a_cluster_and_can_be_left_out():
+    cluster = Cluster(brokers=1, controllers=1, seed=3, simulated=True).start()
+    try:
+        levels = finalized(cluster)
+        assert (levels["share.version"], levels["streams.version"]) == (1, 1)
+        assert cluster._cluster_image().features.metadata_version == 30            # 4.3-IV0
+    finally:
+        cluster.stop()
+    cluster = Cluster(brokers=1, controllers=1, seed=3, simulated=True,
+                      features={"share.version": 0, "streams.version": 0}).start()
+    try:
+        assert "share.version" not in finalized(cluster) and "streams.version" not in finalized(cluster)
+    finally:
+        cluster.stop()
+
+
 @pytest.mark.parametrize("features, message", [
-    ({"metadata.version": 27}, "'metadata.version' cannot be set at format time here"),
-    ({"share.version": 1}, "'share.version' cannot be set at format time here"),
+    ({"metadata.version": 30}, "'metadata.version' cannot be set at format time here"),
+    ({"kraft.version": 1}, "'kraft.version' cannot be set at format time here"),
+    ({"streams.version": 2}, "streams.version must be a level from 0 to 1"),
     ({"eligible.leader.replicas.version": 2}, "eligible.leader.replicas.version must be a level from 0 to 1"),
     ({"eligible.leader.replicas.version": "1"}, "must be a level from 0 to 1, not '1'"),
 ])

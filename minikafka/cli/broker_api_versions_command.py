@@ -6,14 +6,14 @@ The tool learns the brokers from a Metadata request, opens a connection
 to each, and keeps the ApiVersions answer that every Kafka connection
 starts with.  `minikafka.tools.broker_api_versions_command_output` prints one
 block per broker, judging each API's version range against the Java
-client of Kafka 4.1 (``usable: 13``, ``UNSUPPORTED``...), in the order of
+client of Kafka 4.3 (``usable: 13``, ``UNSUPPORTED``...), in the order of
 the tool's ``HashMap`` of nodes.  A broker that cannot be reached prints
 ``-> ERROR: org.apache.kafka.common.errors.DisconnectException``.
 
 ``--bootstrap-server`` is required (``Missing required argument
 "[bootstrap-server]"`` and the option table on standard error, exit 1).
 
-Mirrors ``org.apache.kafka.tools.BrokerApiVersionsCommand`` (4.1.1).
+Mirrors ``org.apache.kafka.tools.BrokerApiVersionsCommand`` (4.3.1).
 Simplified: ``--command-config`` is accepted and not read; the tool does
 not wait for brokers to appear in metadata (the first answer is used).
 """

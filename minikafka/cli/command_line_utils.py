@@ -22,7 +22,7 @@ meaning the empty string), ``Utils.loadProps`` (properties files) and
 ``ToolsUtils.validateBootstrapServer``.
 
 Mirrors ``org.apache.kafka.server.util.CommandLineUtils`` and
-``org.apache.kafka.tools.ToolsUtils.validateBootstrapServer`` (4.1.1).
+``org.apache.kafka.tools.ToolsUtils.validateBootstrapServer`` (4.3.1).
 Simplified: the option table after a usage error is the sandbox's
 rendering (see `option_parser`).
 """
@@ -36,8 +36,10 @@ from typing import Iterable, Sequence
 
 from minikafka.cli.option_parser import OptionParser, OptionSet
 from minikafka.common.errors import KafkaException
+from minikafka.network.api_keys import KAFKA_RELEASE
 
-KAFKA_VERSION = "4.1.1"
+KAFKA_VERSION = KAFKA_RELEASE
+"""What ``--version`` prints (``AppInfoParser.getVersion()``): the release the sandbox claims."""
 
 
 class ToolExit(Exception):

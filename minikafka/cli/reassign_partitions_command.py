@@ -8,7 +8,9 @@ performs the actions it calls back for:
 
 * the current assignment of every partition (Metadata), the brokers
   (DescribeCluster, fenced brokers left out), the ongoing reassignments
-  (ListPartitionReassignments);
+  (ListPartitionReassignments), and for the current assignment it prints, the
+  log directory of each replica on a live broker (DescribeLogDirs to that
+  broker, as Kafka 4.3 does; 4.1 printed "any");
 * ``--execute`` starts reassignments with AlterPartitionReassignments
   (``--disallow-replication-factor-change`` sets KIP-860's flag) and, with
   ``--throttle``, first sets the replication throttles with
@@ -25,7 +27,7 @@ required file options, and no option the action does not permit
 the action print ``Error: <message>`` (or a bare message for Kafka's terse
 errors) on standard output, exit code 1.
 
-Mirrors ``org.apache.kafka.tools.reassign.ReassignPartitionsCommand`` (4.1.1).
+Mirrors ``org.apache.kafka.tools.reassign.ReassignPartitionsCommand`` (4.3.1).
 Simplified: ``--bootstrap-controller`` is refused (kafka-python cannot talk
 to controllers); moves between log directories are not executed;
 ``--command-config`` is accepted and not read; no stack traces.
@@ -134,6 +136,26 @@ class ClusterFacts:
         return [output.BrokerMetadata(b["broker_id"], b.get("rack")) for b in cluster["brokers"]
                 if not b.get("is_fenced")]
 
+    def replica_log_dirs(self, assignment) -> dict[tuple[str, int, int], str]:
+        """``getReplicaToLogDir``: the directory of each replica whose broker is in the metadata (alive),
+        asked of that broker with DescribeLogDirs, as the admin client's ``describeReplicaLogDirs``."""
+        from kafka.protocol.admin import DescribeLogDirsRequest as Request
+        wanted: dict[int, dict[str, list[int]]] = {}
+        for tp, replicas in assignment.items():
+            for broker in replicas:
+                if self.connection.broker_endpoint(broker) is not None:
+                    wanted.setdefault(broker, {}).setdefault(tp.topic, []).append(tp.partition)
+        dirs: dict[tuple[str, int, int], str] = {}
+        for broker, topics in wanted.items():
+            request = Request(topics=[Request.DescribableLogDirTopic(topic=t, partitions=ps) for t, ps in topics.items()])
+            response = execution(lambda: self.connection.send(request, "describeReplicaLogDirs", node_id=broker))
+            for result in response.results:
+                for topic in result.topics if not result.error_code else ():
+                    for p in topic.partitions:
+                        if not p.is_future_key and p.partition_index in topics.get(topic.name, ()):
+                            dirs[(topic.name, p.partition_index, broker)] = result.log_dir
+        return dirs
+
     def ongoing(self) -> dict[TopicPartition, output.PartitionReassignment]:
         found = execution(lambda: self.connection.admin("listPartitionReassignments")
                           .list_partition_reassignments())
@@ -209,7 +231,7 @@ def handle_action(connection: AdminConnection, o, action: str) -> ToolOutput:
     if action == "generate":
         return output.generate(_read(o.value_of("topics-to-move-json-file")), o.value_of("broker-list"),
                                current=facts.current(), brokers=facts.brokers(), rng=tool_commands.tool_random(),
-                               disable_rack_aware=o.has("disable-rack-aware"))
+                               disable_rack_aware=o.has("disable-rack-aware"), replica_log_dirs=facts.replica_log_dirs)
     text = _read(o.value_of("reassignment-json-file"))
     preserve = o.has("preserve-throttles")
     broker_ids = [b.id for b in facts.brokers()]
@@ -226,7 +248,8 @@ def handle_action(connection: AdminConnection, o, action: str) -> ToolOutput:
                           additional=o.has("additional"), throttle=o.value_of("throttle"),
                           replica_alter_log_dirs_throttle=o.value_of("replica-alter-log-dirs-throttle"),
                           alter=lambda proposed: _alter_reassignments(connection, proposed, allow),
-                          set_throttles=lambda topics, brokers: _set_throttles(connection, topics, brokers))
+                          set_throttles=lambda topics, brokers: _set_throttles(connection, topics, brokers),
+                          replica_log_dirs=facts.replica_log_dirs)
 
 
 def main(args: list[str]) -> int:

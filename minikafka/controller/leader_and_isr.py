@@ -36,6 +36,10 @@ crashed), out of its ELRs too, since it may have lost the tail of its logs.
 
 Mirrors the corresponding methods of
 ``org.apache.kafka.controller.ReplicationControlManager`` (Kafka 4.3).
+A heartbeat that reports its broker's cordoned log directories (KIP-1066) for
+the first time, or another set of them, writes
+``BrokerRegistrationChangeRecord(cordonedLogDirs=...)``.
+
 Simplified: offline log directories are not modelled; partitions are found by
 scanning the image, not through ``BrokersToIsrs``/``BrokersToElrs``.
 """
@@ -54,7 +58,7 @@ from minikafka.controller.requests import (AlterPartitionPartitionResult, AlterP
                                            BrokerHeartbeatRequest, BrokerHeartbeatResponse, ElectionType,
                                            ElectLeadersRequest, ElectLeadersResponse, PartitionResult,
                                            ReplicaElectionResult)
-from minikafka.controller.feature_control_manager import is_elr_enabled
+from minikafka.controller.feature_control_manager import METADATA_VERSION_4_3_IV0, is_elr_enabled
 from minikafka.metadata.image import MetadataImage, TopicImage
 from minikafka.metadata.partition_registration import LeaderRecoveryState, PartitionRegistration
 from minikafka.metadata.records import BrokerRegistrationChangeRecord, UnregisterBrokerRecord
@@ -219,6 +223,7 @@ class LeaderAndIsrControl:
         records, events = [], []
         if states.current is not states.next:
             records, events = self._broker_state_change(image, request, states.next, register_offset)
+        records += handle_directories_cordoned(image, request)
         heartbeats.touch(broker_id, states.next.fenced, request.current_metadata_offset, now)
         reply = BrokerHeartbeatResponse(is_caught_up=request.current_metadata_offset >= register_offset,
                                         is_fenced=states.next.fenced,
@@ -379,3 +384,17 @@ class LeaderAndIsrControl:
 def _valid_isr(replicas, isr) -> bool:
     """``Replicas.validateIsr``: distinct, non-negative members of the replica list."""
     return len(set(isr)) == len(isr) and all(r >= 0 and r in replicas for r in isr)
+
+
+def handle_directories_cordoned(image: MetadataImage, request: BrokerHeartbeatRequest) -> list:
+    """``ReplicationControlManager.handleDirectoriesCordoned`` (KIP-1066, metadata.version 4.3-IV0+):
+    a heartbeat's cordoned log dirs become a ``BrokerRegistrationChangeRecord`` (v3) when they
+    differ from what the registration holds -- always for the first heartbeat after a broker
+    registers, whose RegisterBrokerRecord carries none (null)."""
+    if request.cordoned_log_dirs is None or (image.metadata_version() or 0) < METADATA_VERSION_4_3_IV0:
+        return []
+    registration = image.cluster.broker(request.broker_id)
+    if registration is None or not registration.cordoned_dir_changed(request.cordoned_log_dirs):
+        return []
+    return [BrokerRegistrationChangeRecord(broker_id=request.broker_id, broker_epoch=request.broker_epoch,
+                                           cordoned_log_dirs=request.cordoned_log_dirs)]

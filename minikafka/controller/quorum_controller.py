@@ -63,7 +63,7 @@ from minikafka.controller.configuration_control_manager import ConfigurationCont
 from minikafka.controller.controller_apis import error_response
 from minikafka.controller.controller_events import events_for_records
 from minikafka.controller.controller_result import ApiError, ControllerEvent, ControllerResult
-from minikafka.controller.feature_control_manager import (BOOTSTRAP_FEATURES_4_1, METADATA_VERSION_4_1_IV1,
+from minikafka.controller.feature_control_manager import (BOOTSTRAP_FEATURES_4_3, METADATA_VERSION_4_3_IV0,
                                                           FeatureControlManager)
 from minikafka.controller.quorum_controller_requests import QuorumControllerRequests
 from minikafka.controller.replication_control_manager import ReplicationControlManager
@@ -84,8 +84,8 @@ class QuorumControllerConfig:
     decision_seed: str                                  # seeds placement and topic ids (see module doc)
     static_config: Mapping[str, str] = field(default_factory=dict)   # the node's server.properties
     timing: TimingProfile = TEACHING
-    metadata_version: int = METADATA_VERSION_4_1_IV1
-    bootstrap_features: Mapping[str, int] = field(default_factory=lambda: dict(BOOTSTRAP_FEATURES_4_1))
+    metadata_version: int = METADATA_VERSION_4_3_IV0
+    bootstrap_features: Mapping[str, int] = field(default_factory=lambda: dict(BOOTSTRAP_FEATURES_4_3))
 
     def setting(self, name: str) -> Any:
         """A broker setting from server.properties, else Kafka's default, typed."""

@@ -110,6 +110,7 @@ class BrokerHeartbeatRequest:
     want_fence: bool = False
     want_shut_down: bool = False
     offline_log_dirs: tuple[Uuid, ...] = ()
+    cordoned_log_dirs: tuple[Uuid, ...] | None = None   # v2 (KIP-1066): None before RECOVERY
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from minikafka.common.errors import Errors
+from minikafka.common.uuid import Uuid
 
 UNKNOWN_MEMBER_ID = ""             # JoinGroupRequest.UNKNOWN_MEMBER_ID
 UNKNOWN_GENERATION_ID = -1
@@ -259,6 +260,7 @@ class OffsetFetchResponsePartitions:
 class OffsetFetchResponseTopics:
     name: str
     partitions: tuple[OffsetFetchResponsePartitions, ...]
+    topic_id: Uuid | None = None        # v10+: filled in by the broker from its metadata
 
 
 @dataclass(frozen=True, slots=True)

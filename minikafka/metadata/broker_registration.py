@@ -42,6 +42,7 @@ class BrokerRegistration:
     in_controlled_shutdown: bool              # True while leaderships are moved away before shutdown
     is_migrating_zk_broker: bool = False      # always False in Kafka 4.x
     directories: tuple[Uuid, ...] = ()        # online log directory ids
+    cordoned_directories: tuple[Uuid, ...] | None = None  # KIP-1066; None until the broker reports them
 
     @classmethod
     def from_record(cls, record: RegisterBrokerRecord) -> "BrokerRegistration":
@@ -51,17 +52,25 @@ class BrokerRegistration:
             supported_features=tuple((f.name, f.min_supported_version, f.max_supported_version)
                                      for f in record.features),
             rack=record.rack, fenced=record.fenced, in_controlled_shutdown=record.in_controlled_shutdown,
-            is_migrating_zk_broker=record.is_migrating_zk_broker, directories=record.log_dirs)
+            is_migrating_zk_broker=record.is_migrating_zk_broker, directories=record.log_dirs,
+            cordoned_directories=record.cordoned_log_dirs)
 
     def clone_with(self, fenced: bool | None = None, in_controlled_shutdown: bool | None = None,
-                   directories: tuple[Uuid, ...] | None = None) -> "BrokerRegistration":
+                   directories: tuple[Uuid, ...] | None = None,
+                   cordoned_directories: tuple[Uuid, ...] | None = None) -> "BrokerRegistration":
         """A copy with the given changes; None means "unchanged" (Kafka's Optional.empty)."""
         return replace(
             self,
             fenced=self.fenced if fenced is None else fenced,
             in_controlled_shutdown=(self.in_controlled_shutdown if in_controlled_shutdown is None
                                     else in_controlled_shutdown),
-            directories=self.directories if directories is None else tuple(directories))
+            directories=self.directories if directories is None else tuple(directories),
+            cordoned_directories=(self.cordoned_directories if cordoned_directories is None
+                                  else tuple(cordoned_directories)))
+
+    def cordoned_dir_changed(self, cordoned: tuple[Uuid, ...]) -> bool:
+        """``BrokerRegistration.cordonedDirChanged``: never reported yet, or another set of dirs."""
+        return self.cordoned_directories is None or set(self.cordoned_directories) != set(cordoned)
 
     def listener(self, name: str) -> BrokerEndpoint | None:
         """The endpoint of listener ``name`` (e.g. ``PLAINTEXT``), or None."""

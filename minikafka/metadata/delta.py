@@ -117,7 +117,7 @@ class ClusterDelta:
                                f"{record.in_controlled_shutdown}")
         changed = current.clone_with(_FENCING[record.fenced],
                                      _CONTROLLED_SHUTDOWN[record.in_controlled_shutdown],
-                                     record.log_dirs or None)
+                                     record.log_dirs or None, record.cordoned_log_dirs)
         if changed != current:
             self.changed_brokers[record.broker_id] = changed
 

@@ -81,6 +81,8 @@ def _broker_change(r: BrokerRegistrationChangeRecord, _) -> str:
         changes.append("in controlled shutdown")
     if r.log_dirs:
         changes.append(f"online log dirs -> [{', '.join(map(str, r.log_dirs))}]")
+    if r.cordoned_log_dirs is not None:
+        changes.append(f"cordoned log dirs -> [{', '.join(map(str, r.cordoned_log_dirs))}]")
     return f"broker {r.broker_id} (epoch {r.broker_epoch}) {', '.join(changes) or 'unchanged'}"
 
 

@@ -63,7 +63,7 @@ class MetadataProvenance:
 class FeaturesImage:
     # feature -> finalized level; metadata.version is kept apart, below
     finalized_versions: Mapping[str, int] = field(default_factory=_empty)
-    metadata_version: int | None = None             # metadata.version feature level (27 = 4.1-IV1)
+    metadata_version: int | None = None             # metadata.version feature level (30 = 4.3-IV0)
 
     def level(self, feature: str) -> int:
         """The finalized level of ``feature``; 0 means "not enabled"."""

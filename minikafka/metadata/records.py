@@ -12,7 +12,7 @@ Each class below is one record type, named as Kafka names it, with:
 
 * ``API_KEY``: the record type id (``MetadataRecordType``), written in front of
   every record in the log;
-* ``VERSION``: the version Kafka 4.1 (metadata.version 4.1-IV1) writes;
+* ``VERSION``: the version Kafka 4.3 (metadata.version 4.3-IV0) writes;
   `written_version` refines it where Kafka picks the version per use
   (``BrokerRegistrationChangeRecord``);
 * fields in snake_case of the JSON spec's names, with Kafka's defaults --
@@ -29,7 +29,9 @@ Kafka 4.x keeps only for old logs or features the sandbox lacks (ACLs, SCRAM,
 quotas, delegation tokens, ZK migration, Fence/UnfenceBrokerRecord) are
 known by name only (`METADATA_RECORD_TYPE_NAMES`); ``RegisterBrokerRecord.rack``
 defaults to None (what Kafka writes for a broker without ``broker.rack``)
-rather than the generated class's empty string.
+rather than the generated class's empty string; records are written at the
+versions of metadata.version 4.3-IV0 whatever level the log finalized (the
+sandbox always formats with 4.3-IV0).
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ class MetadataRecord(Struct):
         return METADATA_RECORD_TYPE_NAMES[cls.API_KEY]
 
     def written_version(self) -> int:
-        """The version Kafka 4.1's controller writes this record at."""
+        """The version Kafka 4.3's controller writes this record at."""
         return self.VERSION
 
     def to_json(self, version: int | None = None) -> str:
@@ -118,11 +120,15 @@ class BrokerFeature(Struct):
 
 @dataclass(frozen=True, slots=True)
 class RegisterBrokerRecord(MetadataRecord):
-    """A broker registered (or re-registered after a restart); it starts fenced."""
+    """A broker registered (or re-registered after a restart); it starts fenced.
+
+    ``cordoned_log_dirs`` (v4, KIP-1066) stays None ("not reported yet") until the
+    broker's first heartbeat says which of its directories are cordoned.
+    """
 
     API_KEY: ClassVar = 0
-    VERSION: ClassVar = 3
-    HIGHEST_SUPPORTED_VERSION: ClassVar = 3
+    VERSION: ClassVar = 4
+    HIGHEST_SUPPORTED_VERSION: ClassVar = 4
     broker_id: int = 0
     is_migrating_zk_broker: bool = False
     incarnation_id: Uuid = Uuid.ZERO
@@ -133,12 +139,14 @@ class RegisterBrokerRecord(MetadataRecord):
     fenced: bool = True
     in_controlled_shutdown: bool = False
     log_dirs: tuple[Uuid, ...] = ()
+    cordoned_log_dirs: tuple[Uuid, ...] | None = None
     SCHEMA: ClassVar = (
         F("BrokerId", INT32), F("IsMigratingZkBroker", BOOL, since=2), F("IncarnationId", UUID),
         F("BrokerEpoch", INT64), F("EndPoints", ArrayOf(BrokerEndpoint)),
         F("Features", ArrayOf(BrokerFeature)), F("Rack", STRING, nullable=True),
         F("Fenced", BOOL, default=True), F("InControlledShutdown", BOOL, since=1),
-        F("LogDirs", ArrayOf(UUID), since=3, tag=0))
+        F("LogDirs", ArrayOf(UUID), since=3, tag=0),
+        F("CordonedLogDirs", ArrayOf(UUID), since=4, tag=1, nullable=True, default=None))
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,23 +167,28 @@ class BrokerRegistrationChangeRecord(MetadataRecord):
 
     ``fenced``: -1 unfenced, 0 no change, 1 fenced.  ``in_controlled_shutdown``:
     0 no change, 1 in controlled shutdown.  ``log_dirs`` empty = no change.
+    ``cordoned_log_dirs`` None = no change (v3, KIP-1066).
     """
 
     API_KEY: ClassVar = 17
     VERSION: ClassVar = 0
-    HIGHEST_SUPPORTED_VERSION: ClassVar = 2
+    HIGHEST_SUPPORTED_VERSION: ClassVar = 3
     broker_id: int = 0
     broker_epoch: int = 0
     fenced: int = 0
     in_controlled_shutdown: int = 0
     log_dirs: tuple[Uuid, ...] = ()
+    cordoned_log_dirs: tuple[Uuid, ...] | None = None
     SCHEMA: ClassVar = (
         F("BrokerId", INT32), F("BrokerEpoch", INT64), F("Fenced", INT8, tag=0),
-        F("InControlledShutdown", INT8, since=1, tag=1), F("LogDirs", ArrayOf(UUID), since=2, tag=2))
+        F("InControlledShutdown", INT8, since=1, tag=1), F("LogDirs", ArrayOf(UUID), since=2, tag=2),
+        F("CordonedLogDirs", ArrayOf(UUID), since=3, tag=3, nullable=True, default=None))
 
     def written_version(self) -> int:
         # ReplicationControlManager writes fence/unfence at v0, controlled
-        # shutdown at v1 and offline log dirs at v2.
+        # shutdown at v1, offline log dirs at v2 and cordoned log dirs at v3.
+        if self.cordoned_log_dirs is not None:
+            return 3
         if self.log_dirs:
             return 2
         return 1 if self.in_controlled_shutdown else 0

@@ -1,4 +1,4 @@
-"""The Kafka wire protocol, as a 4.1.1 broker speaks it to real clients.
+"""The Kafka wire protocol, as a 4.3.1 broker speaks it to real clients.
 
 ``frame`` cuts the byte stream into frames, ``codec`` turns frames into
 kafka-python message objects and back, ``api_keys``/``api_versions`` hold the

@@ -15,9 +15,9 @@ broker looks at anything else it must know, for that key:
 * whether its newest version is still unstable (hidden from ApiVersions and
   rejected unless ``unstable.api.versions.enable``).
 
-This module is that table for Apache Kafka 4.1.1, taken from the
-``clients/src/main/resources/common/message/*Request.json`` specs at the 4.1.1
-tag, and the lookup helpers ``RequestHeader.parse`` and ``ApiKeys`` provide.
+This module is that table for Apache Kafka 4.3.1, taken from the
+``clients/src/main/resources/common/message/*Request.json`` specs of the 4.3.1
+release (its ``kafka-clients`` jar carries them), and the lookup helpers ``RequestHeader.parse`` and ``ApiKeys`` provide.
 
 Mirrors ``org.apache.kafka.common.protocol.ApiKeys`` and the generated
 ``ApiMessageType``.  Simplified: no per-API record-format requirements
@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-KAFKA_RELEASE = "4.1.1"
+KAFKA_RELEASE = "4.3.1"
 """The Apache Kafka release whose protocol facts this package reproduces."""
 
 UNSTABLE = True
@@ -96,14 +96,14 @@ B, C, BC, NONE = frozenset({"broker"}), frozenset({"controller"}), \
 _TABLE = [
     (0, "Produce", 3, 13, 9, B),
     (1, "Fetch", 4, 18, 12, BC),
-    (2, "ListOffsets", 1, 10, 6, B),
+    (2, "ListOffsets", 1, 11, 6, B),
     (3, "Metadata", 0, 13, 9, B),
     (4, "LeaderAndIsr", None, None, None, NONE),
     (5, "StopReplica", None, None, None, NONE),
     (6, "UpdateMetadata", None, None, None, NONE),
     (7, "ControlledShutdown", None, None, None, NONE),
-    (8, "OffsetCommit", 2, 10, 8, B, UNSTABLE),
-    (9, "OffsetFetch", 1, 10, 6, B, UNSTABLE),
+    (8, "OffsetCommit", 2, 10, 8, B),
+    (9, "OffsetFetch", 1, 10, 6, B),
     (10, "FindCoordinator", 0, 6, 3, B),
     (11, "JoinGroup", 0, 9, 6, B),
     (12, "Heartbeat", 0, 4, 4, B),
@@ -121,7 +121,7 @@ _TABLE = [
     (24, "AddPartitionsToTxn", 0, 5, 3, B),
     (25, "AddOffsetsToTxn", 0, 4, 3, B),
     (26, "EndTxn", 0, 5, 3, B),
-    (27, "WriteTxnMarkers", 1, 1, 1, B),
+    (27, "WriteTxnMarkers", 1, 2, 1, B),
     (28, "TxnOffsetCommit", 0, 5, 3, B),
     (29, "DescribeAcls", 1, 3, 2, BC),
     (30, "CreateAcls", 1, 3, 2, BC),
@@ -129,7 +129,7 @@ _TABLE = [
     (32, "DescribeConfigs", 1, 4, 4, BC),
     (33, "AlterConfigs", 0, 2, 2, BC),
     (34, "AlterReplicaLogDirs", 1, 2, 2, B),
-    (35, "DescribeLogDirs", 1, 4, 2, B),
+    (35, "DescribeLogDirs", 1, 5, 2, B),
     (36, "SaslAuthenticate", 0, 2, 2, BC),
     (37, "CreatePartitions", 0, 3, 2, BC),
     (38, "CreateDelegationToken", 1, 3, 2, BC),
@@ -157,7 +157,7 @@ _TABLE = [
     (60, "DescribeCluster", 0, 2, 0, BC),
     (61, "DescribeProducers", 0, 0, 0, B),
     (62, "BrokerRegistration", 0, 4, 0, C),
-    (63, "BrokerHeartbeat", 0, 1, 0, C),
+    (63, "BrokerHeartbeat", 0, 2, 0, C),
     (64, "UnregisterBroker", 0, 0, 0, BC),
     (65, "DescribeTransactions", 0, 0, 0, B),
     (66, "ListTransactions", 0, 2, 0, B),
@@ -172,25 +172,25 @@ _TABLE = [
     (75, "DescribeTopicPartitions", 0, 0, 0, B),
     (76, "ShareGroupHeartbeat", 1, 1, 0, B),
     (77, "ShareGroupDescribe", 1, 1, 0, B),
-    (78, "ShareFetch", 1, 1, 0, B),
-    (79, "ShareAcknowledge", 1, 1, 0, B),
-    (80, "AddRaftVoter", 0, 0, 0, BC),
+    (78, "ShareFetch", 1, 2, 0, B),
+    (79, "ShareAcknowledge", 1, 2, 0, B),
+    (80, "AddRaftVoter", 0, 1, 0, BC),
     (81, "RemoveRaftVoter", 0, 0, 0, BC),
     (82, "UpdateRaftVoter", 0, 0, 0, C),
     (83, "InitializeShareGroupState", 0, 0, 0, B),
     (84, "ReadShareGroupState", 0, 0, 0, B),
-    (85, "WriteShareGroupState", 0, 0, 0, B),
+    (85, "WriteShareGroupState", 0, 1, 0, B),
     (86, "DeleteShareGroupState", 0, 0, 0, B),
-    (87, "ReadShareGroupStateSummary", 0, 0, 0, B),
-    (88, "StreamsGroupHeartbeat", 0, 0, 0, B, UNSTABLE),
-    (89, "StreamsGroupDescribe", 0, 0, 0, B, UNSTABLE),
-    (90, "DescribeShareGroupOffsets", 0, 0, 0, B),
+    (87, "ReadShareGroupStateSummary", 0, 1, 0, B),
+    (88, "StreamsGroupHeartbeat", 0, 0, 0, B),
+    (89, "StreamsGroupDescribe", 0, 0, 0, B),
+    (90, "DescribeShareGroupOffsets", 0, 1, 0, B),
     (91, "AlterShareGroupOffsets", 0, 0, 0, B),
     (92, "DeleteShareGroupOffsets", 0, 0, 0, B),
 ]
 
 API_KEYS: dict[int, ApiKey] = {row[0]: ApiKey(*row) for row in _TABLE}
-"""Every api key 4.1.1 knows, by id.  A key missing here makes Kafka's header parser fail."""
+"""Every api key 4.3.1 knows, by id.  A key missing here makes Kafka's header parser fail."""
 
 API_VERSIONS = 18
 PRODUCE = 0
@@ -207,7 +207,7 @@ def api_key(key_id: int) -> ApiKey | None:
 
 
 def broker_api_versions() -> dict[int, tuple[int, int]]:
-    """What a default 4.1.1 broker lists in ApiVersions: ``{key: (min, max)}``.
+    """What a default 4.3.1 broker lists in ApiVersions: ``{key: (min, max)}``.
 
     Broker-listener APIs with a stable version; Produce advertised from v0; the
     KIP-714 telemetry APIs left out, as they are unless a metrics reporter that

@@ -6,11 +6,11 @@ A client's first request on every connection is ApiVersions (KIP-35).  The
 answer lists, for each API the broker serves, the lowest and highest version
 it accepts; the client then uses, for every later request, the highest version
 both sides know.  Clients also read the table to guess the broker's release
-(kafka-python's ``infer_broker_version_from_api_versions``: Produce v13 means
-"4.1"), and librdkafka enables features from it (Produce v3 and Fetch v4 mean
+(kafka-python's ``infer_broker_version_from_api_versions``: DescribeLogDirs v5
+means "4.3"), and librdkafka enables features from it (Produce v3 and Fetch v4 mean
 "record batch v2").  So the ranges must be exactly those of a real release.
 
-The sandbox advertises the ranges of Apache Kafka 4.1.1 (``api_keys``) for
+The sandbox advertises the ranges of Apache Kafka 4.3.1 (``api_keys``) for
 the APIs it implements, and nothing else:
 
 * produce, fetch, offsets, the classic consumer group protocol, topic, config,
@@ -24,7 +24,11 @@ DescribeTransactions, ListTransactions, DescribeProducers), SASL, delegation
 tokens, quotas, SCRAM, the KIP-848 consumer protocol, share groups or
 OffsetDelete: a real broker would serve them, and no Kafka error code says
 "not implemented".  A client that needs one fails fast with its own "broker
-does not support ..." error.  This is a documented fidelity difference.
+does not support ..." error.  This is a documented fidelity difference.  The
+features of those protocols (``group.version``, ``share.version``,
+``streams.version``) are finalized at 4.3's levels all the same, as
+``kafka-storage.sh format`` writes them: feature levels are cluster state,
+the APIs a broker serves are its code.
 
 A request is *enabled* when its API is advertised and its version lies in the
 release's range.  Produce is the exception Kafka itself makes: it advertises
@@ -34,7 +38,7 @@ retry with.
 
 Feature levels (KIP-584) also travel in ApiVersions v3+: the *supported*
 ranges are a property of the broker binary (``BROKER_SUPPORTED_FEATURES``,
-4.1.1's ``BrokerFeatures.defaultSupportedFeatures``), the *finalized* levels
+4.3.1's ``BrokerFeatures.defaultSupportedFeatures``), the *finalized* levels
 and their epoch are cluster state that the broker reads from its metadata
 image (`FinalizedFeatures`).
 
@@ -48,7 +52,10 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
+from minikafka.common.java_hashing import hashmap_order
 from minikafka.network.api_keys import API_KEYS, API_VERSIONS, broker_api_versions
+
+METADATA_VERSION = "metadata.version"
 
 ACL_API_KEYS = frozenset({29, 30, 31})
 """DescribeAcls, CreateAcls, DeleteAcls: advertised, answered with SECURITY_DISABLED."""
@@ -93,21 +100,36 @@ def is_api_enabled(key: int, version: int,
 # --------------------------------------------------------------------------- features
 
 METADATA_VERSION_MINIMUM = 7            # 3.3-IV3, the oldest metadata.version 4.x can run
-METADATA_VERSION_LATEST_PRODUCTION = 27  # 4.1-IV1, LATEST_PRODUCTION in 4.1.1
+METADATA_VERSION_LATEST_PRODUCTION = 30  # 4.3-IV0, LATEST_PRODUCTION in 4.3.1
 
+# The production features of 4.3.1 (server-common's Feature.PRODUCTION_FEATURES, in the enum's
+# order) after metadata.version: the order BrokerFeatures fills its HashMap in.
 BROKER_SUPPORTED_FEATURES: Mapping[str, tuple[int, int]] = MappingProxyType({
-    "eligible.leader.replicas.version": (0, 1),
-    "group.version": (0, 1),
-    "kraft.version": (0, 1),
     "metadata.version": (METADATA_VERSION_MINIMUM, METADATA_VERSION_LATEST_PRODUCTION),
-    "share.version": (0, 1),
+    "kraft.version": (0, 1),
     "transaction.version": (0, 2),
+    "group.version": (0, 1),
+    "eligible.leader.replicas.version": (0, 1),
+    "share.version": (0, 1),
+    "streams.version": (0, 1),
 })
-"""Feature ranges a 4.1.1 broker supports with unstable feature versions disabled.
+"""Feature ranges a 4.3.1 broker supports with unstable feature versions disabled.
 
-``streams.version`` is absent: its latest production level is 0, and features
-whose maximum is 0 are not listed (``BrokerFeatures.defaultSupportedFeatures``).
+Every production feature whose latest production level is above 0 is listed
+(``BrokerFeatures.defaultSupportedFeatures``); ``streams.version`` reached
+level 1 in 4.2, so it is listed now.
 """
+
+
+def copied_hashmap_capacity(size: int) -> int:
+    """The table of ``new HashMap<>(map)`` for a map of ``size`` entries (16 when it is empty)."""
+    if size == 0:
+        return 16
+    wanted = int(size / 0.75 + 1.0)
+    table = 1
+    while table < wanted:
+        table *= 2
+    return table
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,15 +145,25 @@ class FinalizedFeatures:
     epoch: int = -1
 
     def finalized_keys(self) -> list[tuple[str, int]]:
-        """``(name, level)`` pairs ApiVersions lists: level 0 means "not finalized" and is left out."""
-        return [(name, level) for name, level in sorted(self.levels.items()) if level != 0]
+        """``(name, level)`` pairs ApiVersions lists, level 0 left out ("not finalized").
+
+        Kafka's ``FinalizedFeatures`` copies the image's feature map (a ``HashMap``)
+        into a new ``HashMap`` sized for it and then puts ``metadata.version``; the
+        response lists that map's iteration order, which this reproduces.
+        """
+        others = [name for name in sorted(self.levels) if self.levels[name] != 0 and name != METADATA_VERSION]
+        in_image = hashmap_order(others)
+        names = in_image + ([METADATA_VERSION] if METADATA_VERSION in self.levels else [])
+        order = hashmap_order(names, initial_capacity=copied_hashmap_capacity(len(in_image)))
+        return [(name, self.levels[name]) for name in order]
 
 
 def supported_feature_keys(request_version: int) -> list[tuple[str, int, int]]:
-    """``(name, min, max)`` to list for an ApiVersions request of ``request_version``.
+    """``(name, min, max)`` to list for an ApiVersions request of ``request_version``, in the
+    iteration order of the broker's ``HashMap`` of supported features.
 
     Requests below v4 never see a feature whose minimum is 0: older clients
     cannot parse it (KAFKA-17492), so only ``metadata.version`` remains.
     """
-    return [(name, low, high) for name, (low, high) in sorted(BROKER_SUPPORTED_FEATURES.items())
-            if request_version >= 4 or low != 0]
+    return [(name, *BROKER_SUPPORTED_FEATURES[name]) for name in hashmap_order(BROKER_SUPPORTED_FEATURES)
+            if request_version >= 4 or BROKER_SUPPORTED_FEATURES[name][0] != 0]

@@ -8,7 +8,7 @@ header followed by a body:
     api_key int16 | api_version int16 | correlation_id int32 | client_id nullable string
     [ tagged fields, in header v2 = when the API version is flexible ] | body ...
 
-`decode_request` reads it the way a Kafka 4.1 broker does
+`decode_request` reads it the way a Kafka 4.x broker does
 (``RequestHeader.parse``, ``Processor.parseRequestHeader``,
 ``RequestContext.parseRequest``), in this order:
 
@@ -108,7 +108,7 @@ def decode_request(data: bytes | bytearray | memoryview, *,
                    advertised: Mapping[int, tuple[int, int]] = ADVERTISED_API_VERSIONS,
                    connection_id: str = "", listener_name: str = "PLAINTEXT",
                    principal: str = "User:ANONYMOUS") -> DecodedRequest:
-    """Parse one request frame (without its size prefix) as a 4.1 broker would.
+    """Parse one request frame (without its size prefix) as a 4.x broker would.
 
     Raises only ``InvalidRequestException`` and ``UnsupportedVersionException``,
     both meaning "close the connection".  ``connection_id``, ``listener_name``

@@ -23,7 +23,7 @@ partitions then have no error, None):
 
 Followers' fetches do not come over the Kafka protocol in the sandbox (they
 are the replica fetcher's in-process messages) but are counted the same way,
-as ``FetchFollower`` at the newest Fetch version a 4.1 broker would use,
+as ``FetchFollower`` at the newest Fetch version a 4.3 broker would use (18),
 with the client id Kafka's fetcher uses, ``broker-<id>-fetcher-0``, and
 flagged so the view can leave them out.
 

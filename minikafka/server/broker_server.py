@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from minikafka.common.config.kafka_config import KafkaConfig
 from minikafka.common.config.topic_configs import log_config_for
 from minikafka.common.topic_partition import TopicPartition
-from minikafka.controller.feature_control_manager import SUPPORTED_FEATURES_4_1
+from minikafka.controller.feature_control_manager import SUPPORTED_FEATURES_4_3
 from minikafka.controller.requests import Feature, Listener
 from minikafka.metadata.image import ConfigResource
 from minikafka.metrics.broker_topic_stats import BrokerTopicStats
@@ -197,7 +197,7 @@ class BrokerServer:
         return (Listener(endpoint.listener, endpoint.host, endpoint.port, 0),) if endpoint else ()
 
     def supported_features(self) -> tuple[Feature, ...]:
-        return tuple(Feature(name, low, high) for name, (low, high) in sorted(SUPPORTED_FEATURES_4_1.items()))
+        return tuple(Feature(name, low, high) for name, (low, high) in sorted(SUPPORTED_FEATURES_4_3.items()))
 
     def finalized_features(self):
         from minikafka.network.api_versions import FinalizedFeatures

@@ -30,6 +30,8 @@ from minikafka.common.config.kafka_config import KafkaConfig
 from minikafka.controller.controller_metrics import register_controller_metrics
 from minikafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
 from minikafka.controller import requests as controller_requests
+from minikafka.common.java_hashing import hashmap_order
+from minikafka.controller.feature_control_manager import SUPPORTED_FEATURES_4_3
 from minikafka.controller.requests import ControllerRegistrationRequest, Feature, Listener
 from minikafka.network.client_request import ClientRequest
 from minikafka.metrics.metrics_registry import MetricsRegistry
@@ -112,7 +114,7 @@ class KafkaNode(Node):
         request = ControllerRegistrationRequest(
             self.node_id, self.controller_incarnation,
             listeners=(Listener(endpoint.listener, endpoint.host, endpoint.port, 0),) if endpoint else (),
-            features=(Feature("metadata.version", 7, 27), Feature("kraft.version", 0, 1)))
+            features=controller_features())
 
         def answered(response) -> None:
             if getattr(response, "error_code", None) is None or response.error_code.code != 0:
@@ -190,3 +192,10 @@ class KafkaNode(Node):
     def _follower_fetch_reply(self, envelope: Envelope, response) -> None:
         self.request_metrics.follower_fetch_completed(envelope.body.replica_id, response, self.now)
         self.reply(envelope, response)
+
+
+def controller_features() -> tuple[Feature, ...]:
+    """What a 4.3 controller registers as supported (``QuorumFeatures.defaultSupportedFeatureMap``):
+    the same ranges as a broker, listed in that map's ``HashMap`` order, as a real controller's
+    RegisterControllerRecord shows them."""
+    return tuple(Feature(name, *SUPPORTED_FEATURES_4_3[name]) for name in hashmap_order(SUPPORTED_FEATURES_4_3))

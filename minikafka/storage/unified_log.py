@@ -68,9 +68,11 @@ LATEST_TIMESTAMP = -1
 MAX_TIMESTAMP = -3
 EARLIEST_LOCAL_TIMESTAMP = -4
 LATEST_TIERED_TIMESTAMP = -5
+EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6
 
 __all__ = ["UnifiedLog", "UnexpectedAppendOffsetException", "OffsetsOutOfOrderException", "EARLIEST_TIMESTAMP",
-           "LATEST_TIMESTAMP", "MAX_TIMESTAMP", "EARLIEST_LOCAL_TIMESTAMP", "LATEST_TIERED_TIMESTAMP"]
+           "LATEST_TIMESTAMP", "MAX_TIMESTAMP", "EARLIEST_LOCAL_TIMESTAMP", "LATEST_TIERED_TIMESTAMP",
+           "EARLIEST_PENDING_UPLOAD_TIMESTAMP"]
 
 
 def _no_emit(kind: str, text: str, **data) -> None:
@@ -281,8 +283,8 @@ class UnifiedLog(LogAppends, LogRetention):
             return TimestampAndOffset(rb.NO_TIMESTAMP, self.log_start_offset, epoch)
         if target_timestamp == LATEST_TIMESTAMP:
             return TimestampAndOffset(rb.NO_TIMESTAMP, self.log_end_offset, self.leader_epoch_cache.latest_epoch())
-        if target_timestamp == LATEST_TIERED_TIMESTAMP:
-            return TimestampAndOffset(rb.NO_TIMESTAMP, -1, -1)
+        if target_timestamp in (LATEST_TIERED_TIMESTAMP, EARLIEST_PENDING_UPLOAD_TIMESTAMP):
+            return TimestampAndOffset(rb.NO_TIMESTAMP, -1, -1)     # no tiered storage: nothing uploaded
         if target_timestamp == MAX_TIMESTAMP:
             return self._max_timestamp_offset()
         for segment in self.log_segments():

@@ -2,7 +2,8 @@
 
 Learners compare what the sandbox prints with what ``kafka-topics.sh`` and
 friends print against a real cluster, so every formatter here reproduces the
-Kafka 4.1.1 tool's output exactly: tabs, padding, ordering (including the
+Kafka 4.3.1 tool's output exactly (most were first written from 4.1.1's
+sources; the differential suite compares them with 4.3.1's tools): tabs, padding, ordering (including the
 ``HashMap`` orders Kafka does not sort), singular and plural wording, and
 which lines go to standard error.  One module per tool, named after the Java
 class whose output it reproduces with the suffix ``_output``, so that the

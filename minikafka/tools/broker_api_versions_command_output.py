@@ -1,4 +1,4 @@
-"""``kafka-broker-api-versions.sh``: every broker's ApiVersions table, judged by the 4.1 Java client.
+"""``kafka-broker-api-versions.sh``: every broker's ApiVersions table, judged by the 4.3 Java client.
 
 Theory of operation
 -------------------
@@ -15,7 +15,7 @@ Each line names an API the broker advertised, or one the *client* knows for
 the broker listener but the broker did not advertise (``UNSUPPORTED``), in
 api key order.  A single version prints once (``0``), a range as ``0 to 13``.
 The bracket compares the broker's range with the range the Java client of
-4.1 itself implements (including a newest version still marked unstable):
+4.3 itself implements (including a newest version still marked unstable):
 ``usable: <the lower of both maxima>``, or ``unusable: node too new`` /
 ``node too old`` when the ranges do not meet.  Keys the client has never
 heard of print as ``UNKNOWN(<key>)`` without a bracket.  A broker whose
@@ -27,8 +27,8 @@ cluster may list brokers 13, 11, 14.
 
 Mirrors ``org.apache.kafka.tools.BrokerApiVersionsCommand``,
 ``org.apache.kafka.clients.NodeApiVersions.toString(true)`` and
-``org.apache.kafka.common.Node.toString`` (4.1.1); the client's table is
-`minikafka.network.api_keys` (Kafka 4.1.1).  Simplified: the brokers are
+``org.apache.kafka.common.Node.toString`` (4.3.1); the client's table is
+`minikafka.network.api_keys` (Kafka 4.3.1).  Simplified: the brokers are
 given, not discovered (the tool keeps retrying until the cluster has one).
 """
 

@@ -8,7 +8,7 @@ workflow is: ``--generate`` proposes new assignments for some topics,
 rollback), ``--verify`` reports progress and, once nothing is moving any
 more, clears the replication throttles, ``--cancel`` stops them.
 
-``--generate`` in Kafka 4.1 places replicas with the controller's
+``--generate`` in Kafka 4.1+ places replicas with the controller's
 ``StripedReplicaPlacer`` (KAFKA-18798; 3.x used ``AdminUtils``' rack-unaware
 assignment): once per topic, for as many partitions as the topic has, with
 the replication factor of the first partition the tool's ``HashMap``
@@ -24,12 +24,19 @@ the next line follows on the same line), and errors: "terse" ones as the
 bare message, the others as ``Error: <message>``, all on stdout with exit
 code 1.
 
+In Kafka 4.3 (4.1 printed ``"any"`` there) the current assignment that
+``--generate`` and ``--execute`` print names the log directory of every
+replica whose broker is alive (the tool asks each of those brokers with
+DescribeLogDirs), so the rollback JSON puts each replica back where it was;
+``"any"`` stays for the others and for proposed replicas.
+
 The functions are pure: the caller gathers the cluster facts (current
 assignment, ongoing reassignments, broker ids) and passes callbacks for the
-actions (``alter``, ``cancel``, ``set_throttles``, ``clear_throttles``),
-which run at the point where Kafka runs them.
+actions (``alter``, ``cancel``, ``set_throttles``, ``clear_throttles``) and
+for the replicas' log directories (``replica_log_dirs``), which run at the
+point where Kafka runs them.
 
-Mirrors ``org.apache.kafka.tools.reassign.ReassignPartitionsCommand`` (4.1.1).
+Mirrors ``org.apache.kafka.tools.reassign.ReassignPartitionsCommand`` (4.3.1).
 Simplified: moves between log directories of one broker (``log_dirs`` other
 than ``"any"``) are parsed but not executed or verified (the sandbox gives
 every broker one log directory); stack traces are not printed.
@@ -46,9 +53,12 @@ from minikafka.common.topic_partition import TopicPartition
 from minikafka.controller.striped_replica_placer import PlacementSpec, StripedReplicaPlacer, UsableBroker
 from minikafka.tools.java_hash_codes import (copy_capacity, hash_set_capacity, int_order, string_order,
                                              topic_partition_order)
-from minikafka.tools.reassignment_json import (ReassignCommandError, check_duplicate_topics,
+from minikafka.tools.reassignment_json import (ReassignCommandError, Replica, check_duplicate_topics,
                                                format_reassignment_json, parse_broker_list, parse_execute_args,
                                                parse_reassignment, parse_topics_to_move)
+
+ReplicaLogDirs = Callable[[Mapping[TopicPartition, Sequence[int]]], Mapping[Replica, str]]
+"""``getReplicaToLogDir``: the log directory of each replica of an assignment whose broker is alive."""
 from minikafka.tools.tool_output import Console, ToolOutput
 
 CANNOT_EXECUTE_BECAUSE_OF_EXISTING_MESSAGE = (
@@ -140,7 +150,8 @@ def _usable_brokers(brokers: Sequence[BrokerMetadata], wanted: Sequence[int], ra
 
 
 def generate(topics_to_move_json: str, broker_list: str, *, current: Mapping[TopicPartition, Sequence[int]],
-             brokers: Sequence[BrokerMetadata], rng: random.Random, disable_rack_aware: bool = False) -> ToolOutput:
+             brokers: Sequence[BrokerMetadata], rng: random.Random, disable_rack_aware: bool = False,
+             replica_log_dirs: ReplicaLogDirs | None = None) -> ToolOutput:
     """``--generate``; ``current`` is the cluster's assignment, ``brokers`` what describeCluster returns."""
     try:
         wanted = parse_broker_list(broker_list)
@@ -148,12 +159,13 @@ def generate(topics_to_move_json: str, broker_list: str, *, current: Mapping[Top
         check_duplicate_topics(topics)
         order = _described_topics(topics, current)
         selected = {tp: list(r) for tp, r in current.items() if tp.topic in set(topics)}
+        dirs = replica_log_dirs(selected) if replica_log_dirs is not None else {}
         usable = _usable_brokers(brokers, wanted, not disable_rack_aware)
         proposed = propose_assignment(selected, order, usable, rng)
     except KafkaException as exc:
         return _failed(exc)
     console = Console()
-    console.println(f"Current partition replica assignment\n{format_reassignment_json(selected)}\n")
+    console.println(f"Current partition replica assignment\n{format_reassignment_json(selected, dirs)}\n")
     console.println(f"Proposed partition reassignment configuration\n{format_reassignment_json(proposed)}")
     return console.result()
 
@@ -211,10 +223,12 @@ def _first_unknown_broker(proposed: Mapping[TopicPartition, Sequence[int]], brok
 
 
 def current_assignment_text(proposed: Mapping[TopicPartition, Sequence[int]],
-                            current: Mapping[TopicPartition, Sequence[int]]) -> str:
+                            current: Mapping[TopicPartition, Sequence[int]],
+                            replica_log_dirs: ReplicaLogDirs | None = None) -> str:
     """``currentPartitionReplicaAssignmentToString``: the rollback JSON."""
     kept = {tp: current[tp] for tp in current if tp in proposed}
-    return (f"Current partition replica assignment\n\n{format_reassignment_json(kept)}\n\n"
+    dirs = replica_log_dirs(kept) if replica_log_dirs is not None else {}
+    return (f"Current partition replica assignment\n\n{format_reassignment_json(kept, dirs)}\n\n"
             "Save this to use as the --reassignment-json-file option during rollback")
 
 
@@ -222,7 +236,8 @@ def execute(reassignment_json: str, *, current: Mapping[TopicPartition, Sequence
             ongoing: Mapping[TopicPartition, PartitionReassignment], additional: bool = False,
             throttle: int = -1, replica_alter_log_dirs_throttle: int = -1,
             alter: Callable[[dict[TopicPartition, list[int]]], Mapping[TopicPartition, str]] | None = None,
-            set_throttles: Callable[[dict, dict], None] | None = None) -> ToolOutput:
+            set_throttles: Callable[[dict, dict], None] | None = None,
+            replica_log_dirs: ReplicaLogDirs | None = None) -> ToolOutput:
     """``--execute``: ``alter(proposed)`` starts the reassignments and returns ``{partition: error message}``."""
     console = Console()
     try:
@@ -231,7 +246,7 @@ def execute(reassignment_json: str, *, current: Mapping[TopicPartition, Sequence
             raise ReassignCommandError(CANNOT_EXECUTE_BECAUSE_OF_EXISTING_MESSAGE, terse=True)
         _first_unknown_broker(proposed, broker_ids)
         current_parts = _current_parts(proposed, current)
-        console.println(current_assignment_text(proposed, current_parts))
+        console.println(current_assignment_text(proposed, current_parts, replica_log_dirs))
         if throttle >= 0 or replica_alter_log_dirs_throttle >= 0:
             console.println(YOU_MUST_RUN_VERIFY_PERIODICALLY_MESSAGE)
             if throttle >= 0:

@@ -50,7 +50,7 @@ def test_help_exits_1_and_version_prints_the_modelled_kafka_version(capsys):
     assert exit_.value.code == 1 and capsys.readouterr().err.startswith("What the tool does.\n")
     with pytest.raises(clu.ToolExit) as exit_:
         clu.maybe_print_help_or_version(p, p.parse(["--version"]), ["--version"], "What the tool does.")
-    assert exit_.value.code == 0 and capsys.readouterr().out == "4.1.1\n"
+    assert exit_.value.code == 0 and capsys.readouterr().out == "4.3.1\n"
 
 
 def test_key_value_arguments_keep_equals_signs_in_values_and_allow_empty_ones():

@@ -51,6 +51,9 @@ def test_generate_proposes_an_assignment_over_the_given_brokers(cluster, cli, tm
     assert (current_title, blank, proposed_title) == ("Current partition replica assignment", "",
                                                       "Proposed partition reassignment configuration")
     assert json.loads(current)["partitions"][0]["replicas"] == cluster.replicas("orders", 0)
+    assert json.loads(current)["partitions"][0]["log_dirs"] == [
+        str(cluster.broker_data_dir(b)) for b in cluster.replicas("orders", 0)]
+    assert all(p["log_dirs"] == ["any", "any"] for p in json.loads(proposed)["partitions"])
     assert all(sorted(p["replicas"]) == [2, 3] for p in json.loads(proposed)["partitions"])
     missing = cli("reassign-partitions", "--bootstrap-server", cluster.bootstrap_servers, "--generate",
                   "--topics-to-move-json-file", str(tmp_path / "none.json"), "--broker-list", "1")
@@ -66,8 +69,10 @@ def test_execute_with_a_throttle_then_verify_clears_it(cluster, cli, tmp_path, e
         {"topic": "orders", "partition": 0, "replicas": target}]})
     result = cli("reassign-partitions", "--bootstrap-server", bs, "--execute", "--reassignment-json-file", plan,
                  "--throttle", "10000000")
+    # Kafka 4.3 names each current replica's log directory (DescribeLogDirs to its broker).
+    dirs = [str(cluster.broker_data_dir(b)) for b in before]
     rollback = json.dumps({"version": 1, "partitions": [{"topic": "orders", "partition": 0, "replicas": before,
-                                                         "log_dirs": ["any", "any"]}]}, separators=(",", ":"))
+                                                         "log_dirs": dirs}]}, separators=(",", ":"))
     assert result.out == (f"Current partition replica assignment\n\n{rollback}\n\n"
                           "Save this to use as the --reassignment-json-file option during rollback\n"
                           "Warning: You must run --verify periodically, until the reassignment completes, to "

@@ -25,4 +25,4 @@ def test_arguments_reach_the_tool_as_typed(cli):
 
 def test_a_tool_exit_becomes_the_exit_code(cli):
     result = cli("broker-api-versions", "--version")
-    assert (result.code, result.out) == (0, "4.1.1\n")
+    assert (result.code, result.out) == (0, "4.3.1\n")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 
 from minikafka.common.uuid import Uuid
-from minikafka.controller.feature_control_manager import SUPPORTED_FEATURES_4_1
+from minikafka.controller.feature_control_manager import SUPPORTED_FEATURES_4_3
 from minikafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
 from minikafka.controller.requests import (BrokerHeartbeatRequest, BrokerRegistrationRequest,
                                            CreatableTopic, CreateTopicsRequest, Feature, Listener)
@@ -26,7 +26,7 @@ from minikafka.timing import TEACHING
 
 START = 1767225600000
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"
-BROKER_FEATURES = tuple(Feature(name, low, high) for name, (low, high) in SUPPORTED_FEATURES_4_1.items())
+BROKER_FEATURES = tuple(Feature(name, low, high) for name, (low, high) in SUPPORTED_FEATURES_4_3.items())
 
 
 class FakeRaft:

@@ -6,7 +6,7 @@ from minikafka.controller.requests import (BrokerHeartbeatRequest, BrokerRegistr
                                            ControllerRegistrationRequest, Feature, Listener,
                                            UnregisterBrokerRequest)
 from minikafka.metadata.partition_registration import DirectoryId
-from minikafka.metadata.records import RegisterControllerRecord
+from minikafka.metadata.records import BrokerRegistrationChangeRecord, RegisterControllerRecord
 
 from tests.controller.harness import BROKER_FEATURES, CLUSTER_ID, ControllerHarness
 
@@ -34,6 +34,30 @@ def test_new_broker_is_registered_fenced_and_unfenced_once_caught_up(h):
     assert (caught_up.is_caught_up, caught_up.is_fenced) == (True, False)
     assert not h.controller.committed_image.cluster.broker(1).fenced
     assert [e.kind for e in h.events() if e.kind.startswith("broker")] == ["broker_registered", "broker_unfenced"]
+
+
+def test_cordoned_log_dirs_are_recorded_at_the_first_heartbeat_of_each_registration(h):
+    # KIP-1066, as a real Kafka 4.3.1 controller logs it: RegisterBrokerRecord (cordoned dirs null),
+    # then the first heartbeat's empty list as a BrokerRegistrationChangeRecord v3, then the unfence.
+    def heartbeat(offset, cordoned=()):
+        return h.request(BrokerHeartbeatRequest(1, h.epochs[1], offset, cordoned_log_dirs=cordoned))
+
+    def written(since):
+        return h.raft.all_records()[since:]
+    first = h.register(1)
+    assert h.controller.committed_image.cluster.broker(1).cordoned_directories is None
+    start = len(h.raft.all_records())
+    heartbeat(first.broker_epoch - 1)                              # still catching up: stays fenced
+    heartbeat(first.broker_epoch)                                  # caught up: unfenced, same dirs
+    heartbeat(first.broker_epoch, cordoned=None)                   # no report: nothing to compare
+    assert written(start) == [BrokerRegistrationChangeRecord(1, first.broker_epoch, cordoned_log_dirs=()),
+                              BrokerRegistrationChangeRecord(1, first.broker_epoch, fenced=-1)]
+    assert h.controller.committed_image.cluster.broker(1).cordoned_directories == ()
+    h.tick(2000)                                                   # the session expires: fenced
+    again = h.register(1, incarnation=Uuid(1, 8))
+    start = len(h.raft.all_records())
+    heartbeat(again.broker_epoch - 1)
+    assert written(start) == [BrokerRegistrationChangeRecord(1, again.broker_epoch, cordoned_log_dirs=())]
 
 
 def test_same_incarnation_keeps_epoch_and_state_new_incarnation_gets_a_new_epoch(h):
@@ -82,10 +106,10 @@ def test_registration_error_messages():
     cases = {
         registration(cluster_id="other"): f"Expected cluster ID {CLUSTER_ID}, but got cluster ID other",
         registration(log_dirs=()): "No directories specified in request",
-        registration(features=(Feature("metadata.version", 7, 26),)):
-            "Unable to register because the broker does not support finalized version 27 of metadata.version. "
-            "The broker wants a version between 7 and 26, inclusive.",
         registration(features=(Feature("metadata.version", 7, 27),)):
+            "Unable to register because the broker does not support finalized version 30 of metadata.version. "
+            "The broker wants a version between 7 and 27, inclusive.",
+        registration(features=(Feature("metadata.version", 7, 30),)):
             "Unable to register because the broker does not support finalized version 1 of group.version. "
             "The broker wants a version between 0 and 0, inclusive.",
     }

@@ -15,13 +15,15 @@ def test_first_leader_on_an_empty_log_writes_the_bootstrap_records():
     h.activate()
     assert h.raft.all_records() == [
         BeginTransactionRecord(name="Bootstrap records"),
-        FeatureLevelRecord(name="metadata.version", feature_level=27),
+        FeatureLevelRecord(name="metadata.version", feature_level=30),
         FeatureLevelRecord(name="eligible.leader.replicas.version", feature_level=1),
         FeatureLevelRecord(name="group.version", feature_level=1),
+        FeatureLevelRecord(name="share.version", feature_level=1),
+        FeatureLevelRecord(name="streams.version", feature_level=1),
         FeatureLevelRecord(name="transaction.version", feature_level=2),
         ConfigRecord(resource_type=4, resource_name="", name="min.insync.replicas", value="1"),
         EndTransactionRecord()]
-    assert h.controller.committed_image.metadata_version() == 27
+    assert h.controller.committed_image.metadata_version() == 30
 
 
 def test_first_leader_without_elr_writes_no_cluster_level_min_isr():
@@ -30,7 +32,7 @@ def test_first_leader_without_elr_writes_no_cluster_level_min_isr():
     h.activate()
     assert h.raft.all_records() == [
         BeginTransactionRecord(name="Bootstrap records"),
-        FeatureLevelRecord(name="metadata.version", feature_level=27),
+        FeatureLevelRecord(name="metadata.version", feature_level=30),
         FeatureLevelRecord(name="group.version", feature_level=1),
         FeatureLevelRecord(name="transaction.version", feature_level=2),
         EndTransactionRecord()]

@@ -49,7 +49,7 @@ def test_single_voter_bootstraps_registers_and_creates_a_topic():
     node.start(START)
     node.run(500)
     assert node.controller.is_active
-    assert FeatureLevelRecord(name="metadata.version", feature_level=27) in records(node)
+    assert FeatureLevelRecord(name="metadata.version", feature_level=30) in records(node)
     response = node.ask(BrokerRegistrationRequest(1, CLUSTER_ID, Uuid(1, 7), (Listener("PLAINTEXT", "h", 9092),),
                                                   BROKER_FEATURES, log_dirs=(Uuid(1, 1001),)))
     register = [(b.base_offset + i, r) for b in node.log.read(0, 10**6) for i, r in enumerate(b.records)

@@ -24,8 +24,9 @@ def test_log_names_topics_from_earlier_records():
     lines = describe_log([
         RegisterBrokerRecord(broker_id=1, broker_epoch=5,
                              end_points=[BrokerEndpoint("PLAINTEXT", "h", 9092)]),
+        BrokerRegistrationChangeRecord(1, 5, cordoned_log_dirs=()),
         BrokerRegistrationChangeRecord(1, 5, fenced=-1),
-        FeatureLevelRecord("metadata.version", 27),
+        FeatureLevelRecord("metadata.version", 30),
         TopicRecord("orders", T),
         ConfigRecord(2, "orders", "retention.ms", "1000"),
         ApiMessageAndVersion(PartitionRecord(0, T, (1, 2), (1, 2), leader=1, leader_epoch=0,
@@ -38,8 +39,9 @@ def test_log_names_topics_from_earlier_records():
     ])
     assert lines == [
         "RegisterBrokerRecord: broker 1 registered with broker epoch 5, fenced; listeners PLAINTEXT://h:9092",
+        "BrokerRegistrationChangeRecord: broker 1 (epoch 5) cordoned log dirs -> []",
         "BrokerRegistrationChangeRecord: broker 1 (epoch 5) unfenced",
-        "FeatureLevelRecord: metadata.version finalized at level 27",
+        "FeatureLevelRecord: metadata.version finalized at level 30",
         f"TopicRecord: topic orders created with id {T}",
         "ConfigRecord: topic orders: retention.ms=1000",
         "PartitionRecord: orders-0 created: replicas [1,2], leader 1, isr [1,2], leader epoch 0, "

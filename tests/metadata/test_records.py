@@ -52,8 +52,8 @@ def test_defaults_are_the_spec_defaults(cls):
             assert getattr(instance, spec.attr) == implicit_default(spec), spec.json_name
 
 
-def test_api_keys_and_versions_written_by_kafka_4_1():
-    expected = {"RegisterBrokerRecord": (0, 3), "UnregisterBrokerRecord": (1, 0), "TopicRecord": (2, 0),
+def test_api_keys_and_versions_written_by_kafka_4_3():
+    expected = {"RegisterBrokerRecord": (0, 4), "UnregisterBrokerRecord": (1, 0), "TopicRecord": (2, 0),
                 "PartitionRecord": (3, 2), "ConfigRecord": (4, 0), "PartitionChangeRecord": (5, 2),
                 "RemoveTopicRecord": (9, 0), "FeatureLevelRecord": (12, 0), "ProducerIdsRecord": (15, 0),
                 "BrokerRegistrationChangeRecord": (17, 0), "NoOpRecord": (20, 0),
@@ -84,6 +84,7 @@ def test_lists_are_stored_as_tuples():
     (BrokerRegistrationChangeRecord(1, 7, fenced=1), 0),
     (BrokerRegistrationChangeRecord(1, 7, in_controlled_shutdown=1), 1),
     (BrokerRegistrationChangeRecord(1, 7, log_dirs=(DIR_A,)), 2),
+    (BrokerRegistrationChangeRecord(1, 7, cordoned_log_dirs=()), 3),
 ])
 def test_broker_registration_change_version_follows_the_change(record, version):
     assert record.written_version() == version
@@ -127,12 +128,27 @@ def test_json_register_broker_record_v3():
         broker_id=3, incarnation_id=Uuid.from_string("5TICkSDlQOGOHY-sn-TtDw"), broker_epoch=53,
         end_points=[BrokerEndpoint("PLAIN-9092", "h", 9092, 0)],
         features=[BrokerFeature("metadata.version", 1, 19)], log_dirs=[DIR_B])
-    assert record.to_json() == (
+    assert record.to_json(3) == (
         '{"type":"REGISTER_BROKER_RECORD","version":3,"data":{"brokerId":3,"isMigratingZkBroker":false,'
         '"incarnationId":"5TICkSDlQOGOHY-sn-TtDw","brokerEpoch":53,"endPoints":[{"name":"PLAIN-9092",'
         '"host":"h","port":9092,"securityProtocol":0}],"features":[{"name":"metadata.version",'
         '"minSupportedVersion":1,"maxSupportedVersion":19}],"rack":null,"fenced":true,'
         '"inControlledShutdown":false,"logDirs":["uHY7hO6-42Q7O4k0zLMmtg"]}}')
+
+
+def test_json_register_broker_record_v4_leaves_out_cordoned_dirs_not_yet_reported():
+    # A real Kafka 4.3.1 registration prints no cordonedLogDirs (null, the tagged default); the
+    # broker's first heartbeat then writes them as a BrokerRegistrationChangeRecord v3.
+    record = RegisterBrokerRecord(broker_id=1, broker_epoch=13, log_dirs=[DIR_B])
+    data = json.loads(record.to_json())
+    assert data["version"] == 4 and "cordonedLogDirs" not in data["data"]
+    assert json.loads(RegisterBrokerRecord(broker_id=1, cordoned_log_dirs=(DIR_A,)).to_json())["data"][
+        "cordonedLogDirs"] == [str(DIR_A)]
+    assert BrokerRegistrationChangeRecord(1, 13, cordoned_log_dirs=()).to_json() == (
+        '{"type":"BROKER_REGISTRATION_CHANGE_RECORD","version":3,"data":{"brokerId":1,"brokerEpoch":13,'
+        '"cordonedLogDirs":[]}}')
+    with pytest.raises(UnsupportedVersionException, match="non-default cordonedLogDirs at version 3"):
+        RegisterBrokerRecord(broker_id=1, cordoned_log_dirs=()).to_json(3)
 
 
 def test_json_partition_change_shows_only_what_changed():

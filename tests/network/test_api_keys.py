@@ -5,8 +5,8 @@ from minikafka.network.api_keys import (API_KEYS, KAFKA_RELEASE, PRODUCE_API_VER
 
 
 def test_release_and_key_range():
-    assert KAFKA_RELEASE == "4.1.1"
-    assert sorted(API_KEYS) == list(range(93))      # 4.1 defines keys 0..92, no gaps
+    assert KAFKA_RELEASE == "4.3.1"
+    assert sorted(API_KEYS) == list(range(93))      # 4.3 defines keys 0..92, no gaps
     assert api_key(93) is None
 
 
@@ -44,13 +44,13 @@ def test_header_versions():
 
 
 def test_unstable_latest_versions_are_not_enabled_by_default():
-    assert API_KEYS[8].latest == 10 and API_KEYS[8].latest_stable() == 9
-    assert API_KEYS[22].latest_stable() == 5
-    assert API_KEYS[88].latest_stable() == -1        # StreamsGroupHeartbeat: nothing stable in 4.1
+    assert API_KEYS[22].latest == 6 and API_KEYS[22].latest_stable() == 5     # InitProducerId v6 (KIP-939)
+    assert API_KEYS[8].latest_stable() == 10         # OffsetCommit v10 (topic ids) is stable since 4.2
+    assert API_KEYS[88].latest_stable() == 0         # StreamsGroupHeartbeat: stable since 4.2
 
 
-def test_broker_table_matches_the_4_1_table_kafka_python_recorded_from_a_broker():
-    assert broker_api_versions() == BROKER_API_VERSIONS[(4, 1)]
+def test_broker_table_matches_the_4_3_table_kafka_python_recorded_from_a_broker():
+    assert broker_api_versions() == BROKER_API_VERSIONS[(4, 3)]
 
 
 def test_produce_is_advertised_from_v0_but_parsed_from_v3():

@@ -24,7 +24,7 @@ def test_advertised_apis_are_the_sandbox_set():
     assert list(ADVERTISED_API_VERSIONS) == sorted(ADVERTISED_API_VERSIONS)
 
 
-def test_every_advertised_range_is_the_real_4_1_range():
+def test_every_advertised_range_is_the_real_4_3_range():
     real = broker_api_versions()
     for key, versions in ADVERTISED_API_VERSIONS.items():
         assert versions == real[key], API_KEYS[key].name
@@ -33,7 +33,9 @@ def test_every_advertised_range_is_the_real_4_1_range():
 def test_some_ranges_spelled_out():
     assert ADVERTISED_API_VERSIONS[0] == (0, 13)      # Produce
     assert ADVERTISED_API_VERSIONS[1] == (4, 18)      # Fetch
-    assert ADVERTISED_API_VERSIONS[8] == (2, 9)       # OffsetCommit (v10 unstable in 4.1)
+    assert ADVERTISED_API_VERSIONS[2] == (1, 11)      # ListOffsets (v11: KIP-1023)
+    assert ADVERTISED_API_VERSIONS[8] == (2, 10)      # OffsetCommit (v10: topic ids, stable since 4.2)
+    assert ADVERTISED_API_VERSIONS[35] == (1, 5)      # DescribeLogDirs (v5: cordoned dirs)
     assert ADVERTISED_API_VERSIONS[18] == (0, 4)      # ApiVersions
     assert ADVERTISED_API_VERSIONS[74] == (0, 1)      # ListConfigResources
 
@@ -44,9 +46,9 @@ def test_transactions_and_other_unimplemented_apis_are_not_advertised():
     assert ACL_API_KEYS <= set(ADVERTISED_API_VERSIONS)
 
 
-def test_kafka_python_infers_kafka_4_1():
-    assert infer_broker_version_from_api_versions(dict(ADVERTISED_API_VERSIONS)) == (4, 1)
-    assert BrokerVersionData(api_versions=dict(ADVERTISED_API_VERSIONS)).broker_version == (4, 1)
+def test_kafka_python_infers_kafka_4_3():
+    assert infer_broker_version_from_api_versions(dict(ADVERTISED_API_VERSIONS)) == (4, 3)
+    assert BrokerVersionData(api_versions=dict(ADVERTISED_API_VERSIONS)).broker_version == (4, 3)
 
 
 def test_enabled_versions():
@@ -54,7 +56,8 @@ def test_enabled_versions():
     assert not is_api_enabled(0, 2)               # advertised, but refused (KAFKA-18659)
     assert not is_api_enabled(0, 14)
     assert is_api_enabled(18, 4) and is_api_enabled(18, 99) and is_api_enabled(18, -1)
-    assert not is_api_enabled(8, 10)              # unstable latest version
+    assert is_api_enabled(8, 10) and not is_api_enabled(8, 11)
+    assert not is_api_enabled(22, 6)              # InitProducerId v6: an unstable latest version
     assert not is_api_enabled(47, 0)              # OffsetDelete: not served by the sandbox
     assert not is_api_enabled(52, 0)              # Vote: controller listener only
     assert not is_api_enabled(1000, 0)
@@ -66,14 +69,20 @@ def test_enabled_versions_follow_a_custom_table():
     assert not is_api_enabled(0, 9, older)
 
 
-def test_supported_features_of_4_1_1():
-    assert BROKER_SUPPORTED_FEATURES["metadata.version"] == (7, 27)
-    assert "streams.version" not in BROKER_SUPPORTED_FEATURES
-    assert [name for name, _, _ in supported_feature_keys(4)] == sorted(BROKER_SUPPORTED_FEATURES)
-    assert supported_feature_keys(3) == [("metadata.version", 7, 27)]   # KAFKA-17492
+def test_supported_features_of_4_3_1():
+    assert BROKER_SUPPORTED_FEATURES["metadata.version"] == (7, 30)
+    assert BROKER_SUPPORTED_FEATURES["streams.version"] == (0, 1)
+    assert sorted(name for name, _, _ in supported_feature_keys(4)) == sorted(BROKER_SUPPORTED_FEATURES)
+    assert supported_feature_keys(3) == [("metadata.version", 7, 30)]   # KAFKA-17492
 
 
-def test_finalized_keys_leave_out_level_zero_and_are_sorted():
-    features = FinalizedFeatures({"metadata.version": 27, "share.version": 0, "group.version": 1}, 9)
-    assert features.finalized_keys() == [("group.version", 1), ("metadata.version", 27)]
+def test_finalized_keys_leave_out_level_zero_and_put_metadata_version_into_a_copied_hash_map():
+    features = FinalizedFeatures({"metadata.version": 30, "share.version": 0, "group.version": 1}, 9)
+    assert features.finalized_keys() == [("group.version", 1), ("metadata.version", 30)]
     assert FinalizedFeatures().epoch == -1
+    # ELR off: the copy of four features has 8 buckets: group.version and streams.version share
+    # bucket 0, transaction.version is in 2, share.version in 7, and metadata.version, put last, joins 7.
+    off = FinalizedFeatures({"metadata.version": 30, "group.version": 1, "transaction.version": 2,
+                             "share.version": 1, "streams.version": 1}, 9)
+    assert [name for name, _ in off.finalized_keys()] == [
+        "group.version", "streams.version", "transaction.version", "share.version", "metadata.version"]

@@ -156,7 +156,7 @@ def header(key: int, version: int, correlation_id=7, client_id=b"c") -> bytes:
     (header(3, 1)[:9], "Error parsing request header. Our best guess of the apiKeyId is: 3"),
     (header(47, 0), "Received request for disabled api with key 47 (OffsetDelete) and version 0"),
     (header(52, 1), "Received request for disabled api with key 52 (Vote) and version 1"),
-    (header(8, 10), "Received request for disabled api with key 8 (OffsetCommit) and version 10"),
+    (header(22, 6), "Received request for disabled api with key 22 (InitProducerId) and version 6"),
     (header(24, 4), "Received request for disabled api with key 24 (AddPartitionsToTxn) and version 4"),
 ])
 def test_requests_the_broker_closes_the_connection_on(data, message):

@@ -21,8 +21,8 @@ pytestmark = pytest.mark.slow
 PRODUCE, LIST_OFFSETS, METADATA, API_VERSIONS, INIT_PRODUCER_ID = 0, 2, 3, 18, 22
 DELETE_RECORDS, DESCRIBE_CLUSTER, DESCRIBE_TOPIC_PARTITIONS = 21, 60, 75
 T0 = 1_767_225_600_000                    # record timestamps the scenarios write (2026-01-01)
-EPOCH_MASK = [(r'"finalized_features_epoch": (\d+)', "the metadata offset of the last feature change the "
-               "broker saw; real Kafka's grows with its NoOpRecords")]
+EPOCH_MASK = [(r'== finalized_features_epoch\n(\d+)', "the offset of the last record in the broker's metadata "
+               "image; real Kafka's grows with its NoOpRecords")]
 
 
 def create(side, name: str, partitions: int = 1, *configs: str) -> None:

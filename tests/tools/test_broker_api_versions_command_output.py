@@ -6,7 +6,7 @@ from minikafka.tools.broker_api_versions_command_output import BrokerApiVersions
 from tests.tools._snapshots import cluster, node
 
 # A 4.0.0 broker's answer (apache/kafka:4.0.0 image), as a public Chinese tutorial printed it with
-# kafka-broker-api-versions.sh; a 4.1 client judges these lines the same way (its maxima are >= the broker's).
+# kafka-broker-api-versions.sh; a 4.3 client judges these lines the same way (its maxima are >= the broker's).
 BROKER_4_0_LINES = {0: (0, 12), 1: (4, 17), 2: (1, 10), 3: (0, 13), 8: (2, 9), 9: (1, 9), 10: (0, 6), 11: (2, 9),
                     12: (0, 4), 18: (0, 4), 27: (1, 1), 68: (0, 1)}
 OBSERVED_4_0 = ["\tProduce(0): 0 to 12 [usable: 12],", "\tFetch(1): 4 to 17 [usable: 17],",
@@ -27,17 +27,15 @@ def test_golden_lines_of_a_4_0_broker():
     assert lines[-3] == "\tDeleteShareGroupOffsets(92): UNSUPPORTED" and lines[-2:] == [")", ""]
 
 
-def test_a_default_4_1_1_broker():
-    # Observed on apache/kafka:4.1.0 ("key lines" of the output, public study notes):
-    # Produce(0): 0 to 13 [usable: 13], Fetch(1): 4 to 18 [usable: 18], ListOffsets(2): 1 to 10 [usable: 10],
-    # Metadata(3): 0 to 13 [usable: 13], ApiVersions(18): 0 to 4 [usable: 4], UpdateFeatures(57): 0 to 2 [usable: 2],
-    # GetTelemetrySubscriptions(71): UNSUPPORTED, StreamsGroupHeartbeat(88): UNSUPPORTED
+def test_a_default_4_3_1_broker():
+    # Lines a real Kafka 4.3.1 broker gave Kafka 4.3.1's own tool (the differential suite's cluster):
     block = bav.format_api_versions(broker_api_versions())
     for line in ("Produce(0): 0 to 13 [usable: 13]", "Fetch(1): 4 to 18 [usable: 18]",
-                 "ListOffsets(2): 1 to 10 [usable: 10]", "Metadata(3): 0 to 13 [usable: 13]",
-                 "ApiVersions(18): 0 to 4 [usable: 4]", "UpdateFeatures(57): 0 to 2 [usable: 2]",
-                 "GetTelemetrySubscriptions(71): UNSUPPORTED", "StreamsGroupHeartbeat(88): UNSUPPORTED",
-                 "OffsetCommit(8): 2 to 9 [usable: 9]"):      # client knows unstable v10, broker stops at 9
+                 "ListOffsets(2): 1 to 11 [usable: 11]", "Metadata(3): 0 to 13 [usable: 13]",
+                 "OffsetCommit(8): 2 to 10 [usable: 10]", "ApiVersions(18): 0 to 4 [usable: 4]",
+                 "InitProducerId(22): 0 to 5 [usable: 5]",        # the client knows unstable v6, the broker stops at 5
+                 "DescribeLogDirs(35): 1 to 5 [usable: 5]", "UpdateFeatures(57): 0 to 2 [usable: 2]",
+                 "GetTelemetrySubscriptions(71): UNSUPPORTED", "StreamsGroupHeartbeat(88): 0 [usable: 0]"):
         assert f"\t{line}," in block or f"\t{line}\n" in block
     assert block.startswith("(\n\tProduce(0): ") and block.endswith("\n)")
     keys = [int(line.split("(")[1].split(")")[0]) for line in block.splitlines()[1:-1]]

@@ -15,7 +15,7 @@ BROKERS = [0, 1, 2, 3, 4, 5, 6]
 
 
 def test_golden_execute():
-    # Observed (public blog, KRaft-era tool; same text in 4.1.1):
+    # Observed (public blog, KRaft-era tool; same text in 4.1.1; 4.3 names live replicas' log directories):
     expected = ('Current partition replica assignment\n\n'
                 '{"version":1,"partitions":[{"topic":"my-topic","partition":0,"replicas":[0,1,2],"log_dirs":["any","any","any"]},'
                 '{"topic":"my-topic","partition":1,"replicas":[1,2,0],"log_dirs":["any","any","any"]},'
@@ -37,6 +37,27 @@ def test_current_assignment_text_matches_kafkas_unit_test():
         '{"version":1,"partitions":[{"topic":"bar","partition":0,"replicas":[7,8],"log_dirs":["any","any"]},'
         '{"topic":"foo","partition":1,"replicas":[4,5,6],"log_dirs":["any","any","any"]}]}\n\n'
         'Save this to use as the --reassignment-json-file option during rollback')
+
+
+def test_the_current_assignment_names_the_log_dirs_of_live_replicas():
+    # Kafka 4.3: replicas on live brokers get their directory (here broker 2 is down: "any"), and
+    # only the printed partitions are asked about; proposed replicas stay "any".
+    asked = []
+
+    def dirs(assignment):
+        asked.append(dict(assignment))
+        return {(tp.topic, tp.partition, b): f"/data/broker-{b}" for tp, rs in assignment.items() for b in rs if b != 2}
+    out = rp.execute('{"version":1,"partitions":[{"topic":"my-topic","partition":1,"replicas":[4,5]}]}',
+                     current=CURRENT, broker_ids=BROKERS, ongoing={}, replica_log_dirs=dirs)
+    assert asked == [{TP("my-topic", 1): [1, 2, 0]}]
+    assert out.text.startswith(
+        'Current partition replica assignment\n\n{"version":1,"partitions":[{"topic":"my-topic","partition":1,'
+        '"replicas":[1,2,0],"log_dirs":["/data/broker-1","any","/data/broker-0"]}]}\n\n')
+    generated = rp.generate('{"topics":[{"topic":"my-topic"}],"version":1}', "4,5,6", current=CURRENT,
+                            brokers=[BrokerMetadata(b) for b in BROKERS], rng=random.Random(1), replica_log_dirs=dirs)
+    current, proposed = generated.text.split("\n")[1], generated.text.split("\n")[4]
+    assert '"replicas":[0,1,2],"log_dirs":["/data/broker-0","/data/broker-1","any"]' in current
+    assert proposed.count('"any"') == 9
 
 
 def test_execute_with_throttle_and_singular_wording():

@@ -10,8 +10,9 @@ metadata log.  So:
   it) with, for each hosted replica that was asked about (``topics`` null
   means all), its size in bytes and its offset lag -- which Kafka computes as
   high watermark minus the replica's own log end offset, floored at 0, so it
-  is 0 for every current replica -- and from v4 the file system's total and
-  usable bytes;
+  is 0 for every current replica -- from v4 the file system's total and
+  usable bytes, and from v5 whether the directory is cordoned (KIP-1066;
+  never, here);
 * **AlterReplicaLogDirs** can only "move" a replica to the directory it is
   already in, which succeeds and does nothing.  Any other path is
   LOG_DIR_NOT_FOUND ("Log dir <path> is not found in the config."); a replica
@@ -21,7 +22,7 @@ metadata log.  So:
 
 Mirrors ``KafkaApis.handleDescribeLogDirsRequest``/``ReplicaManager.describeLogDirs``
 and ``handleAlterReplicaLogDirsRequest``/``ReplicaManager.alterReplicaLogDirs``
-(Kafka 4.1).  Simplified: one log directory, never offline or cordoned;
+(Kafka 4.3).  Simplified: one log directory, never offline or cordoned;
 topics are listed by name (Kafka uses hash order).
 """
 

@@ -6,7 +6,8 @@ Theory of operation
 Special timestamps: -2 earliest (the log start offset), -1 latest (the high
 watermark for read_uncommitted clients, the last stable offset for
 read_committed, the log end offset for replicas), -3 the record with the
-largest timestamp (v7+), -4 earliest local (v8+), -5 latest tiered (v9+).
+largest timestamp (v7+), -4 earliest local (v8+), -5 latest tiered (v9+), -6
+earliest pending upload (v11+, KIP-1023).
 Any other negative value, or a special one below its version, is
 UNSUPPORTED_VERSION.  A real timestamp gives the first offset whose record
 time is at least that; when there is none below the fetchable end the
@@ -30,8 +31,8 @@ refuse (INVALID_TOPIC_EXCEPTION, POLICY_VIOLATION).
 
 Mirrors ``KafkaApis.handleListOffsetRequest``/``ReplicaManager.fetchOffset``,
 ``handleOffsetForLeaderEpochRequest``/``ReplicaManager.lastOffsetForLeaderEpoch``
-and ``handleDeleteRecordsRequest``/``ReplicaManager.deleteRecords`` (Kafka 4.1).
-Simplified: no tiered storage (-5 answers -1), topics are listed in request
+and ``handleDeleteRecordsRequest``/``ReplicaManager.deleteRecords`` (Kafka 4.3).
+Simplified: no tiered storage (-5 and -6 answer offset -1), topics are listed in request
 order (Kafka groups them in hash order).
 """
 
@@ -56,7 +57,7 @@ ListOffsetsPartitionResponse = ListOffsetsResponse.ListOffsetsTopicResponse.List
 
 CONSUMER_REPLICA_ID, DEBUGGING_REPLICA_ID = -1, -2
 # The oldest ListOffsets version that knows each special timestamp (ReplicaManager).
-TIMESTAMP_MIN_VERSION = {-2: 1, -1: 1, -3: 7, -4: 8, -5: 9}
+TIMESTAMP_MIN_VERSION = {-2: 1, -1: 1, -3: 7, -4: 8, -5: 9, -6: 11}
 
 
 # ---------------------------------------------------------------- ListOffsets

@@ -8,11 +8,14 @@ client would receive.
 
 from __future__ import annotations
 
+import uuid
+
 from minikafka.cluster import Cluster
 from minikafka.coordinator.group_coordinator import partition_for
 from minikafka.network.api_versions import ADVERTISED_API_VERSIONS
 from minikafka.network.codec import request_class
 from minikafka.drivers.inprocess import InProcessConnection
+from minikafka.network.handlers.metadata import from_wire_uuid, to_wire_uuid
 
 FindCoordinator, JoinGroup, Heartbeat, LeaveGroup, SyncGroup = (request_class(k) for k in (10, 11, 12, 13, 14))
 OffsetCommit, OffsetFetch = request_class(8), request_class(9)
@@ -80,20 +83,40 @@ def join_as_only_member(cluster: Cluster, group_id: str) -> tuple[int, str, int]
     return coordinator, joined.member_id, joined.generation_id
 
 
+def wire_topic_id(cluster: Cluster, topic: str) -> uuid.UUID:
+    """The topic's id as a client sends it (a random id for a topic that does not exist)."""
+    known = cluster._cluster_image().topics.get_topic(topic)
+    return to_wire_uuid(known.topic_id) if known is not None else uuid.uuid5(uuid.NAMESPACE_URL, topic)
+
+
+def topic_names(cluster: Cluster, response_topics) -> list[str]:
+    """The names of a v10+ answer's topics, which carry only ids ("?" for an id the cluster lacks)."""
+    image = cluster._cluster_image()
+    names = []
+    for t in response_topics:
+        known = image.topics.get_topic(from_wire_uuid(t.topic_id))
+        names.append(known.name if known is not None else "?")
+    return names
+
+
 def commit(cluster: Cluster, broker_id: int, group_id: str, offsets: dict, version: int = 8,
            generation: int = -1, member_id: str = ""):
-    """OffsetCommit of ``{(topic, partition): offset}``, topics in first-seen order."""
+    """OffsetCommit of ``{(topic, partition): offset}``, topics in first-seen order (by id from v10)."""
     by_topic: dict[str, list] = {}
     for (topic, partition), offset in offsets.items():
         by_topic.setdefault(topic, []).append(OffsetCommit.OffsetCommitRequestTopic.OffsetCommitRequestPartition(
             partition_index=partition, committed_offset=offset, committed_metadata="meta"))
     return send(cluster, broker_id, OffsetCommit[version](
         group_id=group_id, generation_id_or_member_epoch=generation, member_id=member_id,
-        topics=[OffsetCommit.OffsetCommitRequestTopic(name=t, partitions=ps) for t, ps in by_topic.items()]))
+        topics=[OffsetCommit.OffsetCommitRequestTopic(name=t, topic_id=wire_topic_id(cluster, t), partitions=ps)
+                for t, ps in by_topic.items()]))
 
 
-def commit_errors(response) -> list[tuple[str, int, int]]:
-    return [(t.name, p.partition_index, p.error_code) for t in response.topics for p in t.partitions]
+def commit_errors(response, cluster: Cluster | None = None) -> list[tuple[str, int, int]]:
+    """``(topic, partition, error)``; give ``cluster`` to name the topics of a v10+ answer."""
+    names = topic_names(cluster, response.topics) if cluster is not None else [t.name for t in response.topics]
+    return [(name, p.partition_index, p.error_code) for name, t in zip(names, response.topics)
+            for p in t.partitions]
 
 
 def broker_node(cluster: Cluster, broker_id: int):

@@ -13,14 +13,15 @@ from minikafka.network.request_context import RequestContext
 
 ApiVersionsRequest, ApiVersionsResponse = request_class(18), response_class(18)
 
-FRESH_4_1_CLUSTER = FinalizedFeatures({
-    "metadata.version": 27, "kraft.version": 1, "group.version": 1, "transaction.version": 2,
-    "eligible.leader.replicas.version": 1, "share.version": 0}, epoch=57)
+# A cluster formatted by Kafka 4.3.1 with a static quorum (kraft.version 0 is not listed).
+FRESH_4_3_CLUSTER = FinalizedFeatures({
+    "metadata.version": 30, "group.version": 1, "transaction.version": 2, "eligible.leader.replicas.version": 1,
+    "share.version": 1, "streams.version": 1}, epoch=57)
 
 
 class Broker:
     def finalized_features(self):
-        return FRESH_4_1_CLUSTER
+        return FRESH_4_3_CLUSTER
 
 
 def context(version: int) -> RequestContext:
@@ -53,13 +54,13 @@ def kafka_python_negotiation(handler=handle_api_versions, advertised=ADVERTISED_
         version = min(version, entry[0].max_version) if entry else 0
 
 
-def test_kafka_python_gets_the_table_at_v4_and_infers_4_1():
+def test_kafka_python_gets_the_table_at_v4_and_infers_4_3():
     tried, response = kafka_python_negotiation()
     assert tried == [4]
     table = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
     assert table == dict(ADVERTISED_API_VERSIONS)
     assert [k.api_key for k in response.api_keys] == sorted(table)
-    assert BrokerVersionData(api_versions=table).broker_version == (4, 1)
+    assert BrokerVersionData(api_versions=table).broker_version == (4, 3)
 
 
 def test_a_broker_without_v4_makes_kafka_python_retry_at_v3():
@@ -98,19 +99,20 @@ def test_v3_omits_supported_features_with_minimum_zero():
         context(3), ApiVersionsRequest[3](client_software_name="a", client_software_version="1"),
         Broker())
     assert [(f.name, f.min_version, f.max_version) for f in response.supported_features] == \
-        [("metadata.version", 7, 27)]
+        [("metadata.version", 7, 30)]
 
 
-def test_v4_features_of_a_fresh_4_1_cluster():
+def test_v4_features_of_a_fresh_4_3_cluster_in_kafkas_hash_map_order():
     client = KafkaProtocol(client_id="c")
     response, _ = exchange(client, KafkaChannel("c", "h"),
                            ApiVersionsRequest[4](client_software_name="a", client_software_version="1"))
+    # Both lists in the order a real Kafka 4.3.1 broker answered them (its HashMaps' order).
     assert [(f.name, f.min_version, f.max_version) for f in response.supported_features] == [
-        ("eligible.leader.replicas.version", 0, 1), ("group.version", 0, 1), ("kraft.version", 0, 1),
-        ("metadata.version", 7, 27), ("share.version", 0, 1), ("transaction.version", 0, 2)]
+        ("group.version", 0, 1), ("kraft.version", 0, 1), ("metadata.version", 7, 30), ("share.version", 0, 1),
+        ("streams.version", 0, 1), ("transaction.version", 0, 2), ("eligible.leader.replicas.version", 0, 1)]
     assert [(f.name, f.min_version_level, f.max_version_level) for f in response.finalized_features] == [
-        ("eligible.leader.replicas.version", 1, 1), ("group.version", 1, 1), ("kraft.version", 1, 1),
-        ("metadata.version", 27, 27), ("transaction.version", 2, 2)]
+        ("group.version", 1, 1), ("streams.version", 1, 1), ("transaction.version", 2, 2),
+        ("eligible.leader.replicas.version", 1, 1), ("share.version", 1, 1), ("metadata.version", 30, 30)]
     assert response.finalized_features_epoch == 57
     assert response.zk_migration_ready is False and response.throttle_time_ms == 0
 

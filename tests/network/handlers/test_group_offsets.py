@@ -4,7 +4,7 @@ import pytest
 
 from tests.network.handlers.admin_harness import (OffsetCommit, OffsetFetch, commit, commit_errors,
                                                   coordinator_of, join_as_only_member, not_coordinator_of,
-                                                  send, start_cluster, versions)
+                                                  send, start_cluster, topic_names, versions, wire_topic_id)
 
 
 @pytest.fixture(scope="module")
@@ -122,9 +122,10 @@ def test_every_advertised_version_commits_and_fetches(cluster):
     coordinator = coordinator_of(cluster, "all-versions")
     for version in versions(8):
         answer = commit(cluster, coordinator, "all-versions", {("payments", 0): version}, version=version)
-        assert commit_errors(answer) == [("payments", 0, 0)], version
+        assert commit_errors(answer, cluster if version >= 10 else None) == [("payments", 0, 0)], version
     Group = OffsetFetch.OffsetFetchRequestGroup
-    wanted = [Group.OffsetFetchRequestTopics(name="payments", partition_indexes=[0])]
+    wanted = [Group.OffsetFetchRequestTopics(name="payments", topic_id=wire_topic_id(cluster, "payments"),
+                                             partition_indexes=[0])]
     for version in versions(9):
         request = OffsetFetch[version](
             group_id="all-versions", require_stable=True,
@@ -132,5 +133,55 @@ def test_every_advertised_version_commits_and_fetches(cluster):
             groups=[Group(group_id="all-versions", member_id=None, member_epoch=-1, topics=wanted)])
         fetched = send(cluster, coordinator, request)
         topics = fetched.groups[0].topics if version >= 8 else fetched.topics
-        assert [(t.name, [(p.partition_index, p.committed_offset) for p in t.partitions]) for t in topics] == \
-            [("payments", [(0, max(versions(8)))])], version
+        names = topic_names(cluster, topics) if version >= 10 else [t.name for t in topics]
+        assert [(n, [(p.partition_index, p.committed_offset) for p in t.partitions]) for n, t in zip(names, topics)] \
+            == [("payments", [(0, max(versions(8)))])], version
+
+
+# ---------------------------------------------------------------------------- v10: topics by id
+def test_v10_commit_answers_unknown_ids_itself_one_entry_per_id(cluster):
+    coordinator = coordinator_of(cluster, "by-id")
+    ghost = wire_topic_id(cluster, "ghost")
+    Topic, Partition = OffsetCommit.OffsetCommitRequestTopic, OffsetCommit.OffsetCommitRequestTopic.OffsetCommitRequestPartition
+
+    def topic(topic_id, *indexes):
+        return Topic(topic_id=topic_id, partitions=[Partition(partition_index=i, committed_offset=5,
+                                                              committed_metadata="") for i in indexes])
+    answer = send(cluster, coordinator, OffsetCommit[10](
+        group_id="by-id", generation_id_or_member_epoch=-1, member_id="", topics=[
+            topic(wire_topic_id(cluster, "orders"), 0, 9), topic(ghost, 0, 1),
+            topic(wire_topic_id(cluster, "payments"), 0), topic(ghost, 3)]))
+    # The broker's own answers first, in request order (one entry for the twice-named id), then the
+    # coordinator's merged into them: UNKNOWN_TOPIC_ID is 100, UNKNOWN_TOPIC_OR_PARTITION 3.
+    assert [(t.topic_id, [(p.partition_index, p.error_code) for p in t.partitions]) for t in answer.topics] == [
+        (wire_topic_id(cluster, "orders"), [(9, 3), (0, 0)]), (ghost, [(0, 100), (1, 100), (3, 100)]),
+        (wire_topic_id(cluster, "payments"), [(0, 0)])]
+
+
+def test_v10_fetch_by_id_lists_unknown_ids_after_the_coordinators_answer(cluster):
+    coordinator = coordinator_of(cluster, "fetch-by-id")
+    commit(cluster, coordinator, "fetch-by-id", {("orders", 1): 8}, version=10)
+    ghost = wire_topic_id(cluster, "ghost")
+    Group = OffsetFetch.OffsetFetchRequestGroup
+    fetched = send(cluster, coordinator, OffsetFetch[10](require_stable=False, groups=[Group(
+        group_id="fetch-by-id", member_id=None, member_epoch=-1, topics=[
+            Group.OffsetFetchRequestTopics(topic_id=ghost, partition_indexes=[0]),
+            Group.OffsetFetchRequestTopics(topic_id=wire_topic_id(cluster, "orders"), partition_indexes=[1, 2])])]))
+    (answer,) = fetched.groups
+    assert answer.error_code == 0
+    assert [(t.topic_id, [(p.partition_index, p.committed_offset, p.error_code) for p in t.partitions])
+            for t in answer.topics] == [(wire_topic_id(cluster, "orders"), [(1, 8, 0), (2, -1, 0)]),
+                                        (ghost, [(0, -1, 100)])]
+
+
+def test_v10_fetch_of_every_partition_names_topics_by_id_and_skips_topics_without_one(cluster):
+    coordinator = coordinator_of(cluster, "all-by-id")
+    cluster.create_topic("short-lived", 1, 1)
+    commit(cluster, coordinator, "all-by-id", {("orders", 0): 1, ("short-lived", 0): 2})
+    cluster.delete_topic("short-lived")
+    Group = OffsetFetch.OffsetFetchRequestGroup
+    fetched = send(cluster, coordinator, OffsetFetch[10](require_stable=False, groups=[
+        Group(group_id="all-by-id", member_id=None, member_epoch=-1, topics=None)]))
+    (answer,) = fetched.groups
+    assert [t.topic_id for t in answer.topics] == [wire_topic_id(cluster, "orders")]   # no id: left out
+

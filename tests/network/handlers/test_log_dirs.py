@@ -3,6 +3,7 @@ import os
 import pytest
 
 from minikafka.common.errors import Errors
+from tests.network.handlers.admin_harness import versions
 from tests.network.handlers.dataplane_harness import (AlterReplicaLogDirs, DescribeLogDirs, batch, leader_of,
                                                       produce, send, start_cluster)
 
@@ -55,11 +56,16 @@ def test_alter_replica_log_dirs_has_only_one_place_to_go(cluster):
     assert os.path.isdir(os.path.join(own, "sized-0"))   # nothing moved
 
 
-@pytest.mark.parametrize("version", range(1, 5))
+@pytest.mark.parametrize("version", versions(35))
 def test_every_describe_log_dirs_version(cluster, version):
     [result] = send(cluster, 1, DescribeLogDirs[version](topics=None)).results
     assert result.log_dir == os.path.abspath(cluster.broker_data_dir(1))
     assert {t.name for t in result.topics} == {"sized"}
+
+
+def test_v5_says_the_directory_is_not_cordoned(cluster):
+    [result] = send(cluster, 1, DescribeLogDirs[5](topics=None)).results
+    assert result.is_cordoned is False and result.total_bytes > 0
 
 
 @pytest.mark.parametrize("version", range(1, 3))

@@ -53,6 +53,17 @@ def test_version_gates_duplicates_and_unknown_partitions(cluster):
     assert list_offsets(cluster, leader, [(0, -1, 9)])[0][0] == Errors.UNKNOWN_LEADER_EPOCH.code
 
 
+def test_tiered_timestamps_find_nothing_without_tiered_storage(cluster):
+    # -5 latest tiered (v9+, KIP-1005) and -6 earliest pending upload (v11+, KIP-1023): as a real
+    # Kafka 4.3.1 broker without remote storage answers them.
+    leader = leader_of(cluster, "clicks", 0)
+    unsupported = Errors.UNSUPPORTED_VERSION.code
+    assert list_offsets(cluster, leader, [(0, -5, -1)], version=11) == [(0, -1, -1, -1)]
+    assert list_offsets(cluster, leader, [(0, -6, -1)], version=11) == [(0, -1, -1, -1)]
+    assert list_offsets(cluster, leader, [(0, -6, -1)], version=10) == [(unsupported, -1, -1, -1)]
+    assert list_offsets(cluster, leader, [(0, -7, -1)], version=11)[0][0] == unsupported
+
+
 def test_followers_answer_only_the_debugging_replica_id(cluster):
     follower = follower_of(cluster, "clicks", 0)
     assert list_offsets(cluster, follower, [(0, -1, -1)])[0][0] == Errors.NOT_LEADER_OR_FOLLOWER.code
