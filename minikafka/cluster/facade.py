@@ -38,20 +38,20 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from minikafka.cluster_admin import ClusterAdmin
-from minikafka.cluster_faults import ClusterFaults
-from minikafka.cluster_metadata import ClusterMetadata
-from minikafka.cluster_metrics import ClusterMetrics
-from minikafka.cluster_layout import (DEFAULT_FIRST_CONTROLLER_ID, SIM_BROKER_PORT,
+from minikafka.cluster.admin import ClusterAdmin
+from minikafka.cluster.faults import ClusterFaults
+from minikafka.cluster.metadata_log import ClusterMetadata
+from minikafka.cluster.metrics import ClusterMetrics
+from minikafka.cluster.layout import (DEFAULT_FIRST_CONTROLLER_ID, SIM_BROKER_PORT,
                                       SIM_CONTROLLER_PORT, ClusterLayout, default_broker_props,
                                       bootstrap_features, check_node_configs, combined_controller_ids,
                                       existing_cluster_id, generate_cluster_id, node_ids,
                                       parse_listener, split_overrides)
-from minikafka.cluster_snapshot import build_snapshot
-from minikafka.cluster_tools import ClusterTools
+from minikafka.cluster.snapshot_builder import build_snapshot
+from minikafka.cluster.tool_texts import ClusterTools
 from minikafka.drivers.runtime import NodeState
 from minikafka.runtime.events import EventLog
-from minikafka.snapshot import ClusterSnapshot
+from minikafka.cluster.snapshot import ClusterSnapshot
 from minikafka.timing import TimingProfile, profile
 
 START_TIMEOUT_MS = 30_000

@@ -175,7 +175,7 @@ class ClusterAdmin:
         The whole plan is checked first, as ``kafka-reassign-partitions.sh`` does: an
         unknown topic, partition or broker, or a broker named twice, raises the
         controller's error for the first bad entry and nothing is changed
-        (`minikafka.cluster_reassignment`).  An error the controller reports for a
+        (`minikafka.cluster.reassignment`).  An error the controller reports for a
         partition (e.g. cancelling where nothing is moving) is raised too.
 
         ``throttle_bytes_per_sec`` sets the replication throttle the way
@@ -184,7 +184,7 @@ class ClusterAdmin:
         ``*.replication.throttled.replicas`` for the moving replicas); call
         `clear_reassignment_throttles` when the moves are done (``--verify`` does).
         """
-        from minikafka.cluster_reassignment import check_plan
+        from minikafka.cluster.reassignment import check_plan
         check_plan(self._cluster_image(), plan)
         if throttle_bytes_per_sec is not None:
             self._set_reassignment_throttles(plan, int(throttle_bytes_per_sec))

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.drivers.runtime import NodeState
 from minikafka.metadata.image import ConfigResource
-from minikafka.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot,
+from minikafka.cluster.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot,
                                 QuorumSnapshot, ReplicaState, TopicSnapshot)
 
 if TYPE_CHECKING:
-    from minikafka.cluster import Cluster
+    from minikafka.cluster.facade import Cluster
 
 
 def log_bytes(directory: str) -> int:

@@ -25,7 +25,7 @@ import shutil
 import time
 from typing import Any, Callable, Iterable
 
-from minikafka.cluster_layout import SIM_BROKER_PORT, SIM_CONTROLLER_PORT
+from minikafka.cluster.layout import SIM_BROKER_PORT, SIM_CONTROLLER_PORT
 from minikafka.drivers.runtime import NodeState
 from minikafka.drivers.simulated import SIM_EPOCH_MS, SimulatedDriver
 from minikafka.storage.meta_properties import META_PROPERTIES_NAME

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from minikafka.drivers.runtime import NodeState
-from minikafka.request_counts import PartitionRequestCount, RequestCount, RequestCounts
+from minikafka.cluster.request_counts import PartitionRequestCount, RequestCount, RequestCounts
 from minikafka.common.topic_partition import TopicPartition
 
 Metrics = dict[str, dict[str, Any]]
