@@ -18,11 +18,11 @@ Everything else is implementation, organised by Kafka concept (see
 from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
-from minikafka.cluster_metadata import MetadataRecordEntry, replay_metadata
-from minikafka.request_counts import PartitionRequestCount, RequestCount, RequestCounts
+from minikafka.cluster.metadata_log import MetadataRecordEntry, replay_metadata
+from minikafka.cluster.request_counts import PartitionRequestCount, RequestCount, RequestCounts
 from minikafka.runtime.events import ClusterEvent, EventLog
-from minikafka.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot, QuorumSnapshot,
-                                ReplicaState, TopicSnapshot)
+from minikafka.cluster.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot,
+                                        QuorumSnapshot, ReplicaState, TopicSnapshot)
 from minikafka.timing import KAFKA, TEACHING, TimingProfile
 
 __all__ = ["Cluster", "ClusterSnapshot", "NodeSnapshot", "PartitionSnapshot", "QuorumSnapshot",

@@ -14,7 +14,8 @@ drivers.  Importing ``random`` for the type ``random.Random`` is fine; creating 
 A module that needs one of these things for a good reason is listed in ``ALLOWED`` with the
 reason; an entry that no longer matches anything fails too, so the list cannot go stale.
 Outside the core, only the drivers, the facade and the few modules in ``DRIVER_USERS``
-import ``minikafka.drivers``.
+import ``minikafka.drivers``; the facade (``minikafka/cluster/``) imports them but itself
+reads no clock and opens no socket (``FACADE_ALLOWED`` lists its one exception).
 """
 
 from __future__ import annotations
@@ -240,8 +241,8 @@ def test_core_module_is_sans_io(path):
     assert violations(path) == []
 
 
-# Outside the core, only the drivers, the facade (the modules at the package root) and these
-# modules may import the drivers.
+# Outside the core, only the drivers, the facade (``minikafka/cluster/``) and these modules
+# may import the drivers.
 DRIVER_USERS = {
     "minikafka/drills/drill_client.py":
         "a simulated drill's client speaks Kafka requests through drivers/inprocess.py "
@@ -254,7 +255,7 @@ DRIVER_USERS = {
 
 def outer_modules() -> list[Path]:
     paths = [p for p in ROOT.rglob("*.py") if p.parent != ROOT
-             and p.relative_to(ROOT).parts[0] not in CORE + ("drivers",)]
+             and p.relative_to(ROOT).parts[0] not in CORE + ("drivers", "cluster")]
     return sorted(paths + list((REPO / "widgets").rglob("*.py")))
 
 
@@ -281,3 +282,42 @@ def test_only_the_drivers_and_the_facade_import_the_drivers(path):
         assert found, f"{relative} no longer imports the drivers: drop it from DRIVER_USERS"
     else:
         assert found == []
+
+
+# The facade (minikafka/cluster/) drives the drivers, so it imports them; but it reads no clock,
+# opens no socket and starts no thread itself: time, ports and listeners come from the driver.
+FACADE_ALLOWED = {
+    ("cluster/layout.py", "secrets"):
+        "a cluster created without a seed gets a random cluster id, as `kafka-storage.sh "
+        "random-uuid` prints one",
+    ("cluster/layout.py", "secrets.randbits"): "the same random cluster id",
+}
+
+
+def facade_violations_in(source: str, relative: str) -> list[str]:
+    """What a facade module does that only a driver may (importing the drivers is fine)."""
+    checker = _check(source, relative)
+    return [message for _, name, message in checker.found
+            if not (name == DRIVERS or name.startswith(DRIVERS + "."))
+            and (relative, name) not in FACADE_ALLOWED]
+
+
+def test_the_facade_rule_can_fail():
+    source = ("import time\nimport secrets\nfrom minikafka.drivers.runtime import NodeState\n"
+              "now = time.time()\n")
+    assert facade_violations_in(source, "cluster/probe.py") == [
+        "cluster/probe.py:1 imports time", "cluster/probe.py:2 imports secrets",
+        "cluster/probe.py:4 uses time.time"]
+
+
+def test_every_facade_allowance_is_still_needed():
+    for (relative, name), reason in FACADE_ALLOWED.items():
+        checker = _check((ROOT / relative).read_text(encoding="utf-8"), relative)
+        assert any(found == name for _, found, _ in checker.found), (relative, name, reason)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "cluster").glob("*.py")),
+                         ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_the_facade_leaves_clocks_sockets_and_threads_to_the_drivers(path):
+    relative = path.relative_to(ROOT).as_posix()
+    assert facade_violations_in(path.read_text(encoding="utf-8"), relative) == []

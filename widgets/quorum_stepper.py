@@ -43,7 +43,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
-from minikafka.cluster_layout import generate_cluster_id
+from minikafka.cluster.layout import generate_cluster_id
 from minikafka.drivers.stepping import MESSAGE, SteppingDriver
 from minikafka.raft.leader_state import LeaderState
 from minikafka.raft.raft_node import RaftNode

@@ -31,8 +31,11 @@ cluster would show:
 Everything that touches nodes runs on the loop thread.  Other threads use
 ``submit(fn)``, which runs ``fn`` there and hands back its result or
 exception, and ``request(...)``, which sends a request from a client
-endpoint and blocks until the answer.  TCP listeners for the Kafka protocol
-are attached by the network layer through ``start_server``.
+endpoint and blocks until the answer.  Ports are reserved here, when the
+cluster lays its nodes out (a broker's socket is bound at once and kept for
+its listener, so no other program takes the port in between), and each
+broker's TCP listener for the Kafka protocol (drivers/tcp.py) runs on the
+loop: bound before the broker starts, accepting clients once it is unfenced.
 
 An exception escaping node code is a bug in the sandbox: it is printed with
 its traceback and recorded as an ``internal_error`` event, and the loop keeps
@@ -85,6 +88,7 @@ class LiveDriver(ClusterRuntime):
         self._episode_started = 0.0             # monotonic s when its first stall began
         self._episode_last = 0.0                # monotonic s when its last stall was seen
         self._episode_timer: asyncio.TimerHandle | None = None
+        self._reserved: dict[int, Any] = {}     # broker id -> its bound socket, until its listener opens
         _claim_switch_interval()
         self._thread.start()
 
@@ -119,6 +123,40 @@ class LiveDriver(ClusterRuntime):
         asyncio.set_event_loop(self.loop)
         self.clock.bind()
         self.loop.run_forever()
+
+    # --------------------------------------------------------------- ports and listeners
+    def broker_port(self, host: str, broker_id: int, index: int, wanted: int | None = None) -> int:
+        from minikafka.drivers.tcp import reserve_port
+        sock = reserve_port(host, wanted or 0)
+        self._reserved[broker_id] = sock
+        return sock.getsockname()[1]
+
+    def controller_port(self, host: str, controller_id: int, index: int,
+                        wanted: int | None = None) -> int:
+        from minikafka.drivers.tcp import reserve_port
+        probe = reserve_port(host, wanted or 0)
+        port = probe.getsockname()[1]
+        probe.close()      # the controller listener is not served: the number is what matters
+        return port
+
+    def open_listener(self, broker_id: int, host: str, port: int) -> None:
+        from minikafka.drivers.tcp import BrokerListener
+        listener = self.listeners.get(broker_id)
+        if listener is None:
+            listener = BrokerListener(self, broker_id, host, port,
+                                      self._reserved.pop(broker_id, None))
+            self.listeners[broker_id] = listener
+        asyncio.run_coroutine_threadsafe(listener.start(serve=False), self.loop).result(10)
+
+    def serve_clients(self, broker_id: int) -> None:
+        listener = self.listeners.get(broker_id)
+        if listener is not None:
+            listener.enable()
+
+    def close_listener(self, broker_id: int) -> None:
+        listener = self.listeners.get(broker_id)
+        if listener is not None:
+            self.submit(listener.stop)
 
     # --------------------------------------------------------------- starvation
     def _on_stall(self, stall_ms: float) -> None:
@@ -218,6 +256,9 @@ class LiveDriver(ClusterRuntime):
 
     # --------------------------------------------------------------- lifecycle
     def close(self) -> None:
+        for sock in self._reserved.values():     # ports reserved for brokers that never started
+            sock.close()
+        self._reserved.clear()
         if not self._thread.is_alive():
             return
 

@@ -26,6 +26,13 @@ a control and a data plane (drivers/plane_scheduler.py).
 `SteppingDriver` (drivers/stepping.py) also overrides three hooks, so that
 every message on the wire, every message lost and every node wake-up is a
 happening a learner can see: ``_transmit``, ``_lost`` and ``_schedule_poll``.
+
+Ports and client listeners are the driver's too, since only a driver may
+open sockets: ``broker_port`` and ``controller_port`` choose (and on the live
+driver reserve) a node's port, ``open_listener``, ``serve_clients`` and
+``close_listener`` run a broker's listener for clients.  In virtual time
+clients come in-process, so the simulated driver hands out Kafka's customary
+port numbers and has no listeners.
 """
 
 from __future__ import annotations
@@ -128,6 +135,7 @@ class ClusterRuntime:
         self.handles: dict[int, NodeHandle] = {}
         self.client_sinks: dict[Hashable, Callable[[Envelope], None]] = {}
         self.default_client_sink: Callable[[Envelope], None] | None = None
+        self.listeners: dict[int, Any] = {}    # broker id -> its client listener (live driver only)
 
     # --------------------------------------------------------------- clock (subclass)
     def now(self) -> int:
@@ -135,6 +143,34 @@ class ClusterRuntime:
 
     def _at(self, time_ms: int, fn: Callable[[], None]) -> None:
         raise NotImplementedError
+
+    # --------------------------------------------------------------- ports and listeners (subclass)
+    def broker_port(self, host: str, broker_id: int, index: int, wanted: int | None = None) -> int:
+        """The PLAINTEXT port of the ``index``-th broker (``wanted``: a given port)."""
+        raise NotImplementedError
+
+    def controller_port(self, host: str, controller_id: int, index: int,
+                        wanted: int | None = None) -> int:
+        """The CONTROLLER port of the ``index``-th controller (``wanted``: a given port)."""
+        raise NotImplementedError
+
+    def open_listener(self, broker_id: int, host: str, port: int) -> None:
+        """Bind the broker's client listener before it starts (no-op without sockets)."""
+
+    def serve_clients(self, broker_id: int) -> None:
+        """The broker is unfenced for the first time: accept its clients (driver's thread)."""
+
+    def close_listener(self, broker_id: int) -> None:
+        """Refuse the broker's clients from now on (it died or stopped)."""
+
+    def forget_listener(self, broker_id: int) -> None:
+        """The broker left the cluster: drop its listener for good."""
+        self.listeners.pop(broker_id, None)
+
+    def serving(self, broker_id: int) -> bool:
+        """Whether the broker's clients are accepted (always, without a listener)."""
+        listener = self.listeners.get(broker_id)
+        return listener is None or listener.serving
 
     # --------------------------------------------------------------- node lifecycle
     def add_node(self, node_id: int, roles: tuple[str, ...]) -> NodeHandle:

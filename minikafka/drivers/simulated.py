@@ -27,6 +27,8 @@ from minikafka.runtime.events import EventLog
 from minikafka.runtime.node import Envelope, RequestTimedOut
 
 SIM_EPOCH_MS = 1767225600000   # 2026-01-01T00:00:00Z: where every simulated cluster's clock starts
+SIM_BROKER_PORT = 9092          # simulated clusters get Kafka's customary ports, spaced by 100
+SIM_CONTROLLER_PORT = 9093
 
 
 class SimulatedDriver(ClusterRuntime):
@@ -48,6 +50,14 @@ class SimulatedDriver(ClusterRuntime):
 
     def _at(self, time_ms: int, fn: Callable[[], None]) -> None:
         heapq.heappush(self._queue, (max(time_ms, self._clock), next(self._seq), fn))
+
+    # --------------------------------------------------------------- ports (nothing is bound)
+    def broker_port(self, host: str, broker_id: int, index: int, wanted: int | None = None) -> int:
+        return SIM_BROKER_PORT + 100 * index
+
+    def controller_port(self, host: str, controller_id: int, index: int,
+                        wanted: int | None = None) -> int:
+        return SIM_CONTROLLER_PORT + 100 * index
 
     def step(self) -> bool:
         """Run the next scheduled happening; False when nothing is scheduled."""

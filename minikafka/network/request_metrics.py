@@ -19,7 +19,7 @@ partitions then have no error, None):
   counters: requests by ``(api, client.id)`` and, for the APIs that name
   partitions (`request_partitions`), requests by ``(api, client.id,
   topic, partition, error)``.  The facade turns them into
-  `minikafka.request_counts.RequestCounts`.
+  `minikafka.cluster.request_counts.RequestCounts`.
 
 Followers' fetches do not come over the Kafka protocol in the sandbox (they
 are the replica fetcher's in-process messages) but are counted the same way,

@@ -32,13 +32,12 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from minikafka.common.uuid import Uuid
+from minikafka.drivers.simulated import SIM_BROKER_PORT, SIM_CONTROLLER_PORT
 from minikafka.server.node_config import BROKER_LISTENER, CONTROLLER_LISTENER, Endpoint, NodeConfig
 from minikafka.storage.meta_properties import META_PROPERTIES_NAME, MetaProperties
 from minikafka.timing import TimingProfile
 
 DEFAULT_FIRST_CONTROLLER_ID = 1001
-SIM_BROKER_PORT = 9092          # simulated clusters get Kafka's customary ports, spaced by 100
-SIM_CONTROLLER_PORT = 9093
 
 
 def node_ids(spec: int | Sequence[int], first: int, what: str) -> list[int]:
@@ -72,6 +71,26 @@ def combined_controller_ids(broker_ids: list[int], controllers: int | Sequence[i
                          f"{'is not a broker id' if len(strangers) == 1 else 'are not broker ids'} "
                          f"(brokers: {broker_ids})")
     return ids
+
+
+def cluster_node_ids(brokers: int | Sequence[int], controllers: int | Sequence[int],
+                     combined: bool) -> tuple[list[int], list[int]]:
+    """The broker ids and controller ids of a new cluster, checked (``Cluster(brokers=...,
+    controllers=..., combined=...)``)."""
+    broker_ids = node_ids(brokers, 1, "brokers")
+    if combined:
+        controller_ids = combined_controller_ids(broker_ids, controllers)
+    else:
+        controller_ids = node_ids(controllers, DEFAULT_FIRST_CONTROLLER_ID, "controllers")
+        clash = sorted(set(broker_ids) & set(controller_ids))
+        if clash:
+            raise ValueError(f"Node ids {clash} are used by both a broker and a controller; "
+                             f"use combined=True for broker,controller nodes")
+    if not broker_ids:
+        raise ValueError("A cluster needs at least one broker")
+    if not controller_ids:
+        raise ValueError("A KRaft cluster needs at least one controller")
+    return broker_ids, controller_ids
 
 
 @dataclass
@@ -258,7 +277,7 @@ def check_node_configs(layout: ClusterLayout) -> None:
     """Parse every node's ``server.properties`` as its ``KafkaConfig`` will at start-up, so
     that a bad combination (``replica.fetch.wait.max.ms`` above ``replica.lag.time.max.ms``,
     a node id beyond Java's int...) fails with Kafka's error before anything is written.
-    Ports are not reserved yet: the check uses the simulated ones, which no rule looks at."""
+    Ports are not reserved yet: the check uses the simulated driver's, which no rule looks at."""
     from minikafka.common.config.kafka_config import KafkaConfig
     from minikafka.server.kafka_node import parse_properties
     probe = replace(layout,

@@ -8,21 +8,21 @@ each broker's own logs, because that is where followers and leaders really
 differ.  Disk bytes are the sizes of the ``.log`` segment files under a
 node's data directory, which is what ``kafka-log-dirs.sh`` reports as size.
 Each running node adds its node-level metrics (MBeans without tags).
+
+`take_snapshot` runs `build_snapshot` where the nodes live; both receive the
+cluster's `NodeProcesses` (layout, driver, event log) and nothing else.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.drivers.runtime import NodeState
 from minikafka.metadata.image import ConfigResource
-from minikafka.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot,
+from minikafka.cluster.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot,
                                 QuorumSnapshot, ReplicaState, TopicSnapshot)
-
-if TYPE_CHECKING:
-    from minikafka.cluster import Cluster
+from minikafka.cluster.processes import NodeProcesses
 
 
 def log_bytes(directory: str) -> int:
@@ -37,21 +37,21 @@ def log_bytes(directory: str) -> int:
     return total
 
 
-def _image_and_quorum(cluster: "Cluster"):
-    active = cluster._active_controller_node()
+def _image_and_quorum(processes: NodeProcesses):
+    active = processes.active_controller_node()
     image = None
     if active is not None:
         image = active.controller.committed_image
     else:
-        for node_id in cluster.layout.node_ids:
-            if cluster._state(node_id) is NodeState.RUNNING:
-                node = cluster._node(node_id)
+        for node_id in processes.layout.node_ids:
+            if processes.state(node_id) is NodeState.RUNNING:
+                node = processes.node(node_id)
                 image = node.broker.image if node.broker else node.controller.committed_image
                 break
-    epochs = [cluster._node(c).raft.epoch for c in cluster.layout.controllers
-              if cluster._state(c) is not NodeState.DEAD]
+    epochs = [processes.node(c).raft.epoch for c in processes.layout.controllers
+              if processes.state(c) is not NodeState.DEAD]
     quorum = QuorumSnapshot(
-        voters=tuple(cluster.layout.controllers),
+        voters=tuple(processes.layout.controllers),
         leader=active.node_id if active is not None else None,
         epoch=max(epochs) if epochs else 0,
         high_watermark=(active.raft.high_watermark or 0) if active is not None else 0)
@@ -69,20 +69,20 @@ def _registration_state(image, node_id: int, roles) -> str | None:
     return "fenced" if registration.fenced else "unfenced"
 
 
-def _node_snapshot(cluster: "Cluster", node_id: int, image) -> NodeSnapshot:
-    layout = cluster.layout
+def _node_snapshot(processes: NodeProcesses, node_id: int, image) -> NodeSnapshot:
+    layout = processes.layout
     roles = layout.roles(node_id)
-    state = cluster._state(node_id)
+    state = processes.state(node_id)
     raft_role = raft_epoch = None
     metrics = {}
     if state is not NodeState.DEAD:
-        raft = cluster._node(node_id).raft
+        raft = processes.node(node_id).raft
         raft_role = "observer" if not raft.is_voter else raft.role.lower()
         raft_epoch = raft.epoch
     if state is NodeState.RUNNING:          # a paused process answers no metrics query
-        metrics = cluster._node(node_id).metrics.read(cluster.driver.now(), node_level=True)
+        metrics = processes.node(node_id).metrics.read(processes.driver.now(), node_level=True)
     port = layout.broker_ports.get(node_id) if "broker" in roles else layout.controller_ports.get(node_id)
-    network = cluster.driver.network
+    network = processes.driver.network
     return NodeSnapshot(
         node_id=node_id, roles=roles, process=state.value,
         isolated=network.is_isolated(node_id),
@@ -93,25 +93,25 @@ def _node_snapshot(cluster: "Cluster", node_id: int, image) -> NodeSnapshot:
         cut_from=network.cut_peers(node_id), metrics=metrics)
 
 
-def _leader_view(cluster: "Cluster", tp: TopicPartition, leader: int) -> dict:
+def _leader_view(processes: NodeProcesses, tp: TopicPartition, leader: int) -> dict:
     """The leader's record of each follower's fetches (empty when the leader is not running)."""
-    if leader < 0 or leader not in cluster.driver.handles \
-            or cluster._state(leader) is NodeState.DEAD:
+    if leader < 0 or leader not in processes.driver.handles \
+            or processes.state(leader) is NodeState.DEAD:
         return {}
-    broker = cluster._node(leader).broker
+    broker = processes.node(leader).broker
     partition = broker.replica_manager.partitions.get(tp) if broker else None
     if partition is None or not partition.is_leader:
         return {}
     return dict(partition.remote)
 
 
-def _replica_states(cluster: "Cluster", tp: TopicPartition, registration) -> tuple[ReplicaState, ...]:
+def _replica_states(processes: NodeProcesses, tp: TopicPartition, registration) -> tuple[ReplicaState, ...]:
     states = []
-    remote = _leader_view(cluster, tp, registration.leader)
+    remote = _leader_view(processes, tp, registration.leader)
     for broker_id in registration.replicas:
         leo = hw = start = size = None
-        if broker_id in cluster.driver.handles and cluster._state(broker_id) is not NodeState.DEAD:
-            node = cluster._node(broker_id)
+        if broker_id in processes.driver.handles and processes.state(broker_id) is not NodeState.DEAD:
+            node = processes.node(broker_id)
             log = node.broker.log_manager.get_log(tp) if node.broker else None
             if log is not None:
                 leo, hw, start, size = (log.log_end_offset, log.high_watermark,
@@ -128,7 +128,7 @@ def _replica_states(cluster: "Cluster", tp: TopicPartition, registration) -> tup
     return tuple(states)
 
 
-def _topic_snapshot(cluster: "Cluster", image, name: str) -> TopicSnapshot:
+def _topic_snapshot(processes: NodeProcesses, image, name: str) -> TopicSnapshot:
     topic = image.topics.get_topic(name)
     configs = dict(image.configs.config(ConfigResource(ConfigResource.TOPIC, name)))
     partitions = []
@@ -139,20 +139,25 @@ def _topic_snapshot(cluster: "Cluster", image, name: str) -> TopicSnapshot:
             leader=reg.leader if reg.leader >= 0 else None, leader_epoch=reg.leader_epoch,
             partition_epoch=reg.partition_epoch, adding_replicas=tuple(reg.adding_replicas),
             removing_replicas=tuple(reg.removing_replicas),
-            replica_states=_replica_states(cluster, TopicPartition(name, index), reg),
+            replica_states=_replica_states(processes, TopicPartition(name, index), reg),
             elr=tuple(reg.elr), last_known_elr=tuple(reg.last_known_elr)))
     return TopicSnapshot(name=name, topic_id=str(topic.topic_id), internal=name.startswith("__"),
                          configs=configs, partitions=tuple(partitions))
 
 
-def build_snapshot(cluster: "Cluster") -> ClusterSnapshot:
-    image, quorum = _image_and_quorum(cluster)
-    nodes = tuple(_node_snapshot(cluster, node_id, image)
-                  for node_id in sorted(cluster.layout.node_ids))
+def build_snapshot(processes: NodeProcesses) -> ClusterSnapshot:
+    image, quorum = _image_and_quorum(processes)
+    nodes = tuple(_node_snapshot(processes, node_id, image)
+                  for node_id in sorted(processes.layout.node_ids))
     topics = ()
     if image is not None:
-        topics = tuple(_topic_snapshot(cluster, image, name) for name in sorted(image.topic_names()))
+        topics = tuple(_topic_snapshot(processes, image, name) for name in sorted(image.topic_names()))
     return ClusterSnapshot(
-        cluster_id=cluster.cluster_id, time_ms=cluster.driver.now(),
-        timing_profile=cluster.timing.name, simulated=cluster.simulated, quorum=quorum,
-        nodes=nodes, topics=topics, last_event_seq=cluster.events.last_seq)
+        cluster_id=processes.layout.cluster_id, time_ms=processes.driver.now(),
+        timing_profile=processes.layout.timing.name, simulated=processes.simulated, quorum=quorum,
+        nodes=nodes, topics=topics, last_event_seq=processes.events.last_seq)
+
+
+def take_snapshot(processes: NodeProcesses) -> ClusterSnapshot:
+    """The whole cluster as plain, frozen data (`ClusterSnapshot`), taken in one go."""
+    return processes.call(lambda: build_snapshot(processes))

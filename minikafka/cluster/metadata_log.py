@@ -44,30 +44,29 @@ def replay_metadata(records: Iterable[Any]) -> MetadataImage:
                       for entry in records)
 
 
-class ClusterMetadata:
-    def metadata_records(self, include_noops: bool = False) -> list[MetadataRecordEntry]:
-        """Every committed record of the metadata log, oldest first.
+def metadata_records(processes, include_noops: bool = False) -> list[MetadataRecordEntry]:
+    """Every committed record of the metadata log, oldest first.
 
-        Read from the active controller (else from any running node).  NoOpRecords,
-        which the active controller writes every ``metadata.max.idle.interval.ms``
-        only to keep the log moving, are left out unless asked for.
-        """
-        def collect() -> list[MetadataRecordEntry]:
-            node = self._active_controller_node() or next(
-                (self._node(n) for n in self.layout.node_ids
-                 if self._state(n) is NodeState.RUNNING), None)
-            if node is None:
-                raise RuntimeError("No node of the cluster is running")
-            committed = node.raft.high_watermark or 0
-            entries = []
-            for batch in node.metadata_log.read(0, 10**9):
-                if batch.is_control:
-                    continue
-                for index, record in enumerate(batch.records):
-                    offset = batch.base_offset + index
-                    if offset >= committed:
-                        return entries
-                    if include_noops or type(record).__name__ != "NoOpRecord":
-                        entries.append(MetadataRecordEntry(offset, batch.epoch, record))
-            return entries
-        return self._call(collect)
+    Read from the active controller (else from any running node).  NoOpRecords,
+    which the active controller writes every ``metadata.max.idle.interval.ms``
+    only to keep the log moving, are left out unless asked for.
+    """
+    def collect() -> list[MetadataRecordEntry]:
+        node = processes.active_controller_node() or next(
+            (processes.node(n) for n in processes.layout.node_ids
+             if processes.state(n) is NodeState.RUNNING), None)
+        if node is None:
+            raise RuntimeError("No node of the cluster is running")
+        committed = node.raft.high_watermark or 0
+        entries = []
+        for batch in node.metadata_log.read(0, 10**9):
+            if batch.is_control:
+                continue
+            for index, record in enumerate(batch.records):
+                offset = batch.base_offset + index
+                if offset >= committed:
+                    return entries
+                if include_noops or type(record).__name__ != "NoOpRecord":
+                    entries.append(MetadataRecordEntry(offset, batch.epoch, record))
+        return entries
+    return processes.call(collect)

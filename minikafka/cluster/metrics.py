@@ -18,46 +18,50 @@ A gauge has one attribute, ``Value``; a meter has ``Count``, ``MeanRate``,
 running nodes answer: a dead or paused process serves no JMX, and a
 restarted one starts counting from zero.
 
-`request_counts` is the brokers' request view (`RequestCounts`).
+`request_counts` is the brokers' request view (`RequestCounts`).  `MetricsView`
+receives the cluster's `NodeProcesses` and nothing else.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from minikafka.cluster.processes import NodeProcesses
 from minikafka.drivers.runtime import NodeState
-from minikafka.request_counts import PartitionRequestCount, RequestCount, RequestCounts
+from minikafka.cluster.request_counts import PartitionRequestCount, RequestCount, RequestCounts
 from minikafka.common.topic_partition import TopicPartition
 
 Metrics = dict[str, dict[str, Any]]
 
 
-class ClusterMetrics:
+class MetricsView:
+    def __init__(self, processes: NodeProcesses):
+        self._processes = processes    # the driver and the nodes on it
+
     def _read_metrics(self, node_id: int) -> Metrics:
-        node = self._node(node_id)
-        return node.metrics.read(self.driver.now())
+        return self._processes.node(node_id).metrics.read(self._processes.driver.now())
 
     def node_metrics(self, node_id: int) -> Metrics:
         """Every MBean of one running node (broker, controller or both), in name order."""
-        self._check_node(node_id)
-        self._require_state(node_id, (NodeState.RUNNING,), "read the metrics of")
-        return self._call(lambda: self._read_metrics(node_id))
+        self._processes.check_node(node_id)
+        self._processes.require_state(node_id, (NodeState.RUNNING,), "read the metrics of")
+        return self._processes.call(lambda: self._read_metrics(node_id))
 
     def broker_metrics(self, broker_id: int) -> Metrics:
         """Every MBean of a running broker: ``kafka.server``, ``kafka.network``, ``kafka.log``."""
-        self._check_node(broker_id, "broker")
+        self._processes.check_node(broker_id, "broker")
         return self.node_metrics(broker_id)
 
     def controller_metrics(self, controller_id: int) -> Metrics:
         """Every MBean of a running controller (``kafka.controller:type=KafkaController``...)."""
-        self._check_node(controller_id, "controller")
+        self._processes.check_node(controller_id, "controller")
         return self.node_metrics(controller_id)
 
     def metrics(self) -> dict[int, Metrics]:
         """``{node id: its MBeans}`` for every running node, brokers first (ids in layout order)."""
         def read() -> dict[int, Metrics]:
             return {node_id: self._read_metrics(node_id) for node_id in self._metric_nodes()}
-        return self._call(read)
+        return self._processes.call(read)
 
     def metric(self, mbean: str, attribute: str | None = None) -> dict[int, Any]:
         """One MBean on every running node that has it: ``{node id: value}``.
@@ -77,9 +81,9 @@ class ClusterMetrics:
         return values
 
     def _metric_nodes(self) -> list[int]:
-        ordered = list(self.layout.brokers) + [c for c in self.layout.controllers
-                                               if c not in self.layout.brokers]
-        return [n for n in ordered if self._state(n) is NodeState.RUNNING]
+        layout = self._processes.layout
+        ordered = list(layout.brokers) + [c for c in layout.controllers if c not in layout.brokers]
+        return [n for n in ordered if self._processes.state(n) is NodeState.RUNNING]
 
     # ------------------------------------------------------------------ request view
     def request_counts(self, since: RequestCounts | None = None, *,
@@ -89,16 +93,17 @@ class ClusterMetrics:
         ``since``: counts taken earlier; the result is what was answered after
         them.  ``followers=True`` adds the followers' replica fetches.
         """
-        counts = self._call(lambda: self._collect_requests(followers))
+        counts = self._processes.call(lambda: self._collect_requests(followers))
         return counts if since is None else counts.since(since)
 
     def _collect_requests(self, followers: bool) -> RequestCounts:
         requests, partitions, incarnations = [], [], {}
-        for broker_id in self.layout.brokers:
-            if self._state(broker_id) is not NodeState.RUNNING:
+        processes = self._processes
+        for broker_id in processes.layout.brokers:
+            if processes.state(broker_id) is not NodeState.RUNNING:
                 continue
-            view = self._node(broker_id).request_metrics
-            incarnations[broker_id] = self.driver.handles[broker_id].incarnation
+            view = processes.node(broker_id).request_metrics
+            incarnations[broker_id] = processes.driver.handles[broker_id].incarnation
             for (api, client_id, follower), n in view.requests.items():
                 if followers or not follower:
                     requests.append(RequestCount(broker_id, api, client_id, n))

@@ -24,40 +24,65 @@ Mirrors what an operator does around ``kafka-server-start.sh`` and
 ``kafka-storage.sh``; the admin verbs mirror ``Admin`` client calls.
 ``broker_config={...}`` adds ``server.properties`` settings to every node, as
 ``kafka-server-start.sh --override`` does; they are checked with Kafka's start-up checks
-before anything is written (`cluster_layout.split_overrides`, `check_node_configs`).
+before anything is written (`layout.split_overrides`, `check_node_configs`).
 ``features={"eligible.leader.replicas.version": 0}`` formats the cluster with
 those feature levels, as ``kafka-storage.sh format --feature`` does (the
 default, as Kafka 4.1+, has eligible leader replicas on; see
 `feature_control_manager`).
+
+The class is composed, not mixed in: it owns the layout and the event log,
+builds one `NodeProcesses` (the driver and the nodes on it) and hands it to
+each collaborator, `FaultVerbs`, `AdminVerbs`, `MetricsView`, `ToolTexts` and
+the snapshot and metadata-log readers.  Every public verb is named below,
+once, next to the collaborator that does it; `verb` copies that
+collaborator's signature and docstring, so ``help(cluster.kill)`` reads as
+before.
 """
 
 from __future__ import annotations
 
+import functools
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from minikafka.cluster_admin import ClusterAdmin
-from minikafka.cluster_faults import ClusterFaults
-from minikafka.cluster_metadata import ClusterMetadata
-from minikafka.cluster_metrics import ClusterMetrics
-from minikafka.cluster_layout import (DEFAULT_FIRST_CONTROLLER_ID, SIM_BROKER_PORT,
-                                      SIM_CONTROLLER_PORT, ClusterLayout, default_broker_props,
-                                      bootstrap_features, check_node_configs, combined_controller_ids,
-                                      existing_cluster_id, generate_cluster_id, node_ids,
-                                      parse_listener, split_overrides)
-from minikafka.cluster_snapshot import build_snapshot
-from minikafka.cluster_tools import ClusterTools
-from minikafka.drivers.runtime import NodeState
+from minikafka.cluster import metadata_log, snapshot_builder
+from minikafka.cluster.admin import AdminVerbs
+from minikafka.cluster.faults import FaultVerbs
+from minikafka.cluster.layout import (ClusterLayout, bootstrap_features, check_node_configs,
+                                      cluster_node_ids, default_broker_props,
+                                      existing_cluster_id, generate_cluster_id, parse_listener,
+                                      split_overrides)
+from minikafka.cluster.metrics import MetricsView
+from minikafka.cluster.processes import NodeProcesses
+from minikafka.cluster.tool_texts import ToolTexts
 from minikafka.runtime.events import EventLog
-from minikafka.snapshot import ClusterSnapshot
 from minikafka.timing import TimingProfile, profile
 
 START_TIMEOUT_MS = 30_000
 
 
-class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, ClusterMetrics):
+class verb:
+    """A public verb of `Cluster` done by ``self.<collaborator>``: placed in the class body,
+    it becomes a method with ``method``'s signature and docstring (``method`` is the
+    collaborator's function, which receives the collaborator as its first argument)."""
+
+    def __init__(self, collaborator: str, method: Callable):
+        self.collaborator = collaborator    # the attribute of Cluster that holds the collaborator
+        self.method = method                # its function that does the verb
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        collaborator, method = self.collaborator, self.method
+
+        @functools.wraps(method)
+        def delegate(cluster, *args, **kwargs):
+            return method(getattr(cluster, collaborator), *args, **kwargs)
+        delegate.__name__, delegate.__qualname__ = name, f"{owner.__name__}.{name}"
+        setattr(owner, name, delegate)
+
+
+class Cluster:
     def __init__(self, brokers: int | Sequence[int] = 3, controllers: int | Sequence[int] = 3,
                  data_dir: str | Path | None = None, seed: int | str | None = None, *,
                  combined: bool = False, simulated: bool = False,
@@ -67,24 +92,12 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
                  advertised_listeners: Mapping[int, str] | None = None,
                  features: Mapping[str, int] | None = None):
         formatted_features = bootstrap_features(features)     # checked before anything is created
-        broker_ids = node_ids(brokers, 1, "brokers")
-        if combined:
-            controller_ids = combined_controller_ids(broker_ids, controllers)
-        else:
-            controller_ids = node_ids(controllers, DEFAULT_FIRST_CONTROLLER_ID, "controllers")
-            clash = sorted(set(broker_ids) & set(controller_ids))
-            if clash:
-                raise ValueError(f"Node ids {clash} are used by both a broker and a controller; "
-                                 f"use combined=True for broker,controller nodes")
-        if not broker_ids:
-            raise ValueError("A cluster needs at least one broker")
-        if not controller_ids:
-            raise ValueError("A KRaft cluster needs at least one controller")
+        broker_ids, controller_ids = cluster_node_ids(brokers, controllers, combined)
         timing_profile, broker_config, self.unknown_configs = split_overrides(
             broker_config, profile(timing))
         self.simulated = simulated
         self.seed = None if seed is None else str(seed)
-        self._temporary = data_dir is None
+        self._temporary = data_dir is None      # a temporary data directory is removed by stop()
         root = None if data_dir is None else Path(data_dir)
         cluster_id = cluster_id or (root and existing_cluster_id(root)) or generate_cluster_id(self.seed)
         self.layout = ClusterLayout(
@@ -100,14 +113,15 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
         check_node_configs(self.layout)       # Kafka's start-up checks, before anything is created
         if root is None:
             self.layout.root = Path(tempfile.mkdtemp(prefix="minikafka-"))
-        self._first_port = port
         self.events = EventLog()
-        self.events.subscribe(self._on_event)
-        self.driver = None
-        self.listeners: dict[int, Any] = {}        # broker id -> live TCP listener
-        self._started = False
+        self._processes = NodeProcesses(self.layout, self.events, simulated, port)
+        self.events.subscribe(self._processes.on_event)
+        self._faults = FaultVerbs(self._processes)
+        self._admin = AdminVerbs(self._processes)
+        self._metrics = MetricsView(self._processes)
+        self._tools = ToolTexts(self._processes)
 
-    # ------------------------------------------------------------------ properties
+    # ------------------------------------------------------------------ facts of the layout
     @property
     def cluster_id(self) -> str:
         return self.layout.cluster_id
@@ -129,11 +143,11 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
         return self.layout.timing
 
     def broker_data_dir(self, broker_id: int) -> Path:
-        self._check_node(broker_id, "broker")
+        self._processes.check_node(broker_id, "broker")
         return self.layout.data_dir(broker_id)
 
     def node_data_dir(self, node_id: int) -> Path:
-        self._check_node(node_id)
+        self._processes.check_node(node_id)
         return self.layout.data_dir(node_id)
 
     def set_advertised_listener(self, broker_id: int, listener: str | None) -> None:
@@ -141,7 +155,7 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
         the broker tells clients to connect to (``PLAINTEXT://host:port``; None restores
         its own listener).  As with editing the file, it takes effect when the broker
         (re)starts and re-registers with the controller."""
-        self._check_node(broker_id, "broker")
+        self._processes.check_node(broker_id, "broker")
         if listener is None:
             self.layout.advertised.pop(broker_id, None)
         else:
@@ -152,30 +166,25 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
                     f"defined in listeners. Found {endpoint.listener}. The valid options based on "
                     f"the current configuration are PLAINTEXT")
             self.layout.advertised[broker_id] = endpoint
-        if self._started:
+        if self._processes.started:
             self.layout.write_configs()
 
     @property
     def bootstrap_servers(self) -> str:
         """``host:port,...`` of every broker whose process is running."""
-        running = [b for b in self.layout.brokers if self._state(b) is not NodeState.DEAD]
-        return ",".join(f"{self.layout.host}:{self.layout.broker_ports[b]}" for b in running)
+        return self._processes.bootstrap_servers()
+
+    @property
+    def active_controller(self) -> int | None:
+        """Id of the active controller (the KRaft quorum leader), or None during an election."""
+        return self._processes.active_controller_id()
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, timeout_ms: int = START_TIMEOUT_MS) -> "Cluster":
-        if self._started:
+        if self._processes.started:
             return self
-        self._assign_ports()
-        self.layout.format_storage(self._clock_for_format())
-        self.driver = self._make_driver()
-        self._call(self._add_all_nodes)
-        for node_id in self.layout.controllers:
-            self._start_node(node_id)
-        for node_id in self.layout.brokers:
-            if node_id not in self.layout.controllers:
-                self._start_node(node_id)
-        self._started = True
-        if not self._settle(self.is_ready, timeout_ms):
+        self._processes.start_all()
+        if not self._processes.settle(self.is_ready, timeout_ms):
             raise TimeoutError(f"The cluster did not become ready within {timeout_ms} ms: "
                                f"{self._readiness_report()}")
         return self
@@ -191,52 +200,11 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
 
         A temporary data directory is removed; a given ``data_dir`` keeps the data.
         """
-        if self.driver is not None and self._started:
-            if graceful:
-                self._graceful_stop_all()
-            for node_id in self.layout.node_ids:
-                if self._state(node_id) is not NodeState.DEAD:
-                    clean = self._node(node_id).stopped
-                    self._kill_node(node_id, "stopped" + (" (clean shutdown)" if clean else ""),
-                                    "node_stopped")
-            for listener in self.listeners.values():
-                self._call(listener.stop)
-            if not self.simulated:
-                self.driver.close()
-        self._started = False
+        self._processes.stop_all(graceful)
         if self._temporary:
             shutil.rmtree(self.layout.root, ignore_errors=True)
 
-    def _graceful_stop_all(self) -> None:
-        stopping = {}
-        brokers = [b for b in self.layout.brokers if self._state(b) is NodeState.RUNNING]
-        for node_id in brokers:
-            stopping[node_id] = self._begin_node_shutdown(node_id)
-        self._settle(lambda: all(flag() for flag in stopping.values()), 10_000)
-        controllers = [c for c in self.layout.controllers if c not in self.layout.brokers
-                       and self._state(c) is NodeState.RUNNING]
-        for node_id in controllers:
-            stopping[node_id] = self._begin_node_shutdown(node_id, resign=False)
-        self._settle(lambda: all(flag() for flag in stopping.values()), 10_000)
-
-    # ------------------------------------------------------------------ readiness
-    def is_ready(self) -> bool:
-        """A controller is active and every running broker is registered and unfenced."""
-        controller = self._active_controller_node()
-        if controller is None:
-            return False
-        image = controller.controller.committed_image
-        for broker_id in self.layout.brokers:
-            if self._state(broker_id) is not NodeState.RUNNING:
-                continue
-            registration = image.cluster.broker(broker_id)
-            node = self._node(broker_id)
-            if registration is None or registration.fenced or node.broker.is_fenced:
-                return False
-            listener = self.listeners.get(broker_id)
-            if listener is not None and not listener.serving:
-                return False
-        return True
+    is_ready = verb("_processes", NodeProcesses.is_ready)
 
     def _readiness_report(self) -> str:
         snap = self.snapshot()
@@ -255,23 +223,62 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
         return self.driver.run_until(condition, timeout_ms, poll_interval_s=0.01,
                                      on_cluster_thread=False)
 
-    def _settle(self, condition: Callable[[], bool], timeout_ms: int) -> bool:
-        """Like `wait_until`, but the condition reads node internals: run it where they live."""
-        return self.driver.run_until(condition, timeout_ms)
-
     def run_for(self, duration_ms: int, check: Callable[[], None] | None = None) -> None:
         """Let ``duration_ms`` of cluster time pass (virtual time when simulated).
 
         ``check`` (simulated only) runs after every single step, for invariant checks.
         """
-        if check is not None and self.simulated:
-            self.driver.run_for(duration_ms, after_step=check)
-        else:
-            self.driver.run_for(duration_ms)
+        self._processes.run_for(duration_ms, check)
 
-    # ------------------------------------------------------------------ observation
-    def snapshot(self) -> ClusterSnapshot:
-        return self._call(lambda: build_snapshot(self))
+    # ------------------------------------------------------------------ fault verbs
+    kill = verb("_faults", FaultVerbs.kill)
+    kill_broker = verb("_faults", FaultVerbs.kill_broker)
+    kill_controller = verb("_faults", FaultVerbs.kill_controller)
+    shutdown = verb("_faults", FaultVerbs.shutdown)
+    restart = verb("_faults", FaultVerbs.restart)
+    restart_broker = verb("_faults", FaultVerbs.restart_broker)
+    restart_controller = verb("_faults", FaultVerbs.restart_controller)
+    pause = verb("_faults", FaultVerbs.pause)
+    pause_broker = verb("_faults", FaultVerbs.pause_broker)
+    resume = verb("_faults", FaultVerbs.resume)
+    resume_broker = verb("_faults", FaultVerbs.resume_broker)
+    isolate = verb("_faults", FaultVerbs.isolate)
+    cut_link = verb("_faults", FaultVerbs.cut_link)
+    heal = verb("_faults", FaultVerbs.heal)
+    add_latency = verb("_faults", FaultVerbs.add_latency)
+    wipe = verb("_faults", FaultVerbs.wipe)
+
+    # ------------------------------------------------------------------ admin verbs
+    create_topic = verb("_admin", AdminVerbs.create_topic)
+    delete_topic = verb("_admin", AdminVerbs.delete_topic)
+    create_partitions = verb("_admin", AdminVerbs.create_partitions)
+    add_partitions = verb("_admin", AdminVerbs.add_partitions)
+    topics = verb("_admin", AdminVerbs.topics)
+    alter_topic_config = verb("_admin", AdminVerbs.alter_topic_config)
+    alter_broker_config = verb("_admin", AdminVerbs.alter_broker_config)
+    elect_leaders = verb("_admin", AdminVerbs.elect_leaders)
+    reassign_partitions = verb("_admin", AdminVerbs.reassign_partitions)
+    list_reassignments = verb("_admin", AdminVerbs.list_reassignments)
+    clear_reassignment_throttles = verb("_admin", AdminVerbs.clear_reassignment_throttles)
+    add_broker = verb("_admin", AdminVerbs.add_broker)
+    decommission_broker = verb("_admin", AdminVerbs.decommission_broker)
+    leader = verb("_admin", AdminVerbs.leader)
+    isr = verb("_admin", AdminVerbs.isr)
+    replicas = verb("_admin", AdminVerbs.replicas)
+
+    # ------------------------------------------------------------------ looking inside
+    snapshot = verb("_processes", snapshot_builder.take_snapshot)
+    metadata_records = verb("_processes", metadata_log.metadata_records)
+    describe_topic = verb("_tools", ToolTexts.describe_topic)
+    quorum_status = verb("_tools", ToolTexts.quorum_status)
+    quorum_replication = verb("_tools", ToolTexts.quorum_replication)
+    run_tool = verb("_tools", ToolTexts.run_tool)
+    metrics = verb("_metrics", MetricsView.metrics)
+    node_metrics = verb("_metrics", MetricsView.node_metrics)
+    broker_metrics = verb("_metrics", MetricsView.broker_metrics)
+    controller_metrics = verb("_metrics", MetricsView.controller_metrics)
+    metric = verb("_metrics", MetricsView.metric)
+    request_counts = verb("_metrics", MetricsView.request_counts)
 
     def non_default_configs(self) -> dict[str, str]:
         """The settings of this cluster's ``server.properties`` that differ from Kafka's
@@ -295,6 +302,37 @@ class Cluster(ClusterAdmin, ClusterFaults, ClusterTools, ClusterMetadata, Cluste
                 f"{','.join(map(str, self.layout.controllers))}; {self.timing.describe()}")
 
     def __repr__(self) -> str:
-        state = "running" if self._started else "stopped"
+        state = "running" if self._processes.started else "stopped"
         return (f"Cluster(brokers={self.layout.brokers}, controllers={self.layout.controllers}, "
                 f"{state})")
+
+    # ------------------------------------------------------------------ for the sandbox's own code
+    # The driver and the node objects, for tests, benchmarks, drills and the in-process
+    # client, which reach below the facade on purpose; lessons and widgets never do.
+    @property
+    def driver(self):
+        return self._processes.driver
+
+    @property
+    def listeners(self) -> dict[int, Any]:
+        """Broker id -> its live TCP listener (empty when simulated or not started)."""
+        return {} if self.driver is None else self.driver.listeners
+
+    @property
+    def _started(self) -> bool:
+        return self._processes.started
+
+    def _call(self, fn: Callable[[], Any]) -> Any:
+        return self._processes.call(fn)
+
+    def _node(self, node_id: int):
+        return self._processes.node(node_id)
+
+    def _state(self, node_id: int):
+        return self._processes.state(node_id)
+
+    def _check_node(self, node_id: int, role: str | None = None) -> None:
+        self._processes.check_node(node_id, role)
+
+    def _cluster_image(self):
+        return self._processes.cluster_image()

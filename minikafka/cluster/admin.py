@@ -1,4 +1,4 @@
-"""The admin verbs of `Cluster`: topics, configs, elections, reassignments, brokers joining and leaving.
+"""`AdminVerbs`: the admin verbs of `Cluster`: topics, configs, elections, reassignments, brokers.
 
 Theory of operation
 -------------------
@@ -15,12 +15,16 @@ assignment. Call: createTopics``.
 Verbs that change topics also wait until every running broker has applied
 the change to its metadata image, so the next line of a lesson sees it
 everywhere.
+
+The verbs receive the cluster's `NodeProcesses` (the driver and the nodes on
+it) and nothing else; reassignment plans are checked by `reassignment`.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from minikafka.cluster.processes import NodeProcesses
 from minikafka.common.errors import Errors, TimeoutException
 from minikafka.controller.requests import (
     AlterableConfig, AlterConfigOpType, AlterConfigsResource, AlterPartitionReassignmentsRequest,
@@ -36,32 +40,38 @@ ADMIN_TIMEOUT_MS = 30_000
 PROPAGATION_TIMEOUT_MS = 10_000
 
 
-class ClusterAdmin:
+class AdminVerbs:
+    def __init__(self, processes: NodeProcesses):
+        self._processes = processes    # the driver and the nodes on it
+
     # ------------------------------------------------------------------ request plumbing
     def _controller_request(self, request: Any, call_name: str,
                             timeout_ms: int = ADMIN_TIMEOUT_MS) -> Any:
-        clock = self._call(lambda: self.driver.now())
-        deadline = clock + timeout_ms
+        processes = self._processes
+        deadline = processes.now() + timeout_ms
         while True:
-            leader = self.active_controller
-            now = self._call(lambda: self.driver.now())
+            leader = processes.active_controller_id()
+            now = processes.now()
             if leader is not None:
-                response = self.driver.request("admin", leader, request, max(1, deadline - now))
+                response = processes.driver.request("admin", leader, request,
+                                                    max(1, deadline - now))
                 if not _retry_elsewhere(response):
                     return response
-            now = self._call(lambda: self.driver.now())
+            now = processes.now()
             if now >= deadline:
                 raise TimeoutException(f"Timed out waiting for a node assignment. Call: {call_name}")
-            self.run_for(min(50, deadline - now))
+            processes.run_for(min(50, deadline - now))
 
     def _wait_for_brokers(self, condition, what: str) -> None:
+        processes = self._processes
+
         def all_brokers() -> bool:
-            for broker_id in self.layout.brokers:
-                if self._state(broker_id) is NodeState.RUNNING and not condition(
-                        self._node(broker_id).broker.image):
+            for broker_id in processes.layout.brokers:
+                if processes.state(broker_id) is NodeState.RUNNING and not condition(
+                        processes.node(broker_id).broker.image):
                     return False
             return True
-        if not self._settle(all_brokers, PROPAGATION_TIMEOUT_MS):
+        if not processes.settle(all_brokers, PROPAGATION_TIMEOUT_MS):
             raise TimeoutException(f"Timed out waiting for every broker to see {what}")
 
     # ------------------------------------------------------------------ topics
@@ -116,7 +126,7 @@ class ClusterAdmin:
     add_partitions = create_partitions
 
     def topics(self, include_internal: bool = False) -> list[str]:
-        image = self._cluster_image()
+        image = self._processes.cluster_image()
         return sorted(n for n in image.topic_names()
                       if include_internal or not n.startswith("__"))
 
@@ -131,7 +141,7 @@ class ClusterAdmin:
                             delete: Sequence[str] = ()) -> None:
         """Dynamic broker configs for one broker, or the cluster-wide default (``None``)."""
         if broker_id is not None:
-            self._check_node(broker_id, "broker")
+            self._processes.check_node(broker_id, "broker")
         self._alter_configs(ConfigResourceType.BROKER, "" if broker_id is None else str(broker_id),
                             set, delete)
 
@@ -175,7 +185,7 @@ class ClusterAdmin:
         The whole plan is checked first, as ``kafka-reassign-partitions.sh`` does: an
         unknown topic, partition or broker, or a broker named twice, raises the
         controller's error for the first bad entry and nothing is changed
-        (`minikafka.cluster_reassignment`).  An error the controller reports for a
+        (`minikafka.cluster.reassignment`).  An error the controller reports for a
         partition (e.g. cancelling where nothing is moving) is raised too.
 
         ``throttle_bytes_per_sec`` sets the replication throttle the way
@@ -184,8 +194,8 @@ class ClusterAdmin:
         ``*.replication.throttled.replicas`` for the moving replicas); call
         `clear_reassignment_throttles` when the moves are done (``--verify`` does).
         """
-        from minikafka.cluster_reassignment import check_plan
-        check_plan(self._cluster_image(), plan)
+        from minikafka.cluster.reassignment import check_plan
+        check_plan(self._processes.cluster_image(), plan)
         if throttle_bytes_per_sec is not None:
             self._set_reassignment_throttles(plan, int(throttle_bytes_per_sec))
         by_topic: dict[str, list] = {}
@@ -215,9 +225,9 @@ class ClusterAdmin:
     def clear_reassignment_throttles(self) -> None:
         """Remove the throttle configs a throttled reassignment set (as ``--verify`` does)."""
         from minikafka.metadata.image import ConfigResource
-        image = self._cluster_image()
+        image = self._processes.cluster_image()
         names = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
-        for broker_id in self.layout.brokers:
+        for broker_id in self._processes.layout.brokers:
             configs = image.configs.config(ConfigResource(ConfigResource.BROKER, str(broker_id)))
             present = [n for n in names if n in configs]
             if present:
@@ -241,27 +251,20 @@ class ClusterAdmin:
     def add_broker(self, broker_id: int | None = None) -> int:
         """Start a new, empty broker (by default with the next broker id after the highest);
         it registers and hosts nothing until a reassignment."""
-        new_id = broker_id if broker_id is not None else max(self.layout.brokers) + 1
-        if new_id in self.layout.node_ids:
+        processes = self._processes
+        layout = processes.layout
+        new_id = broker_id if broker_id is not None else max(layout.brokers) + 1
+        if new_id in layout.node_ids:
             raise ValueError(f"Node id {new_id} is already used in this cluster")
-        self._add_broker_to_layout(new_id)
-        self._call(lambda: self.driver.add_node(new_id, self.layout.roles(new_id)))
-        self._start_node(new_id)
-        if not self._settle(self.is_ready, 30_000):
+        layout.brokers.append(new_id)
+        layout.broker_ports[new_id] = processes.driver.broker_port(
+            layout.host, new_id, len(layout.brokers) - 1)
+        layout.format_storage(processes.now())
+        processes.call(lambda: processes.driver.add_node(new_id, layout.roles(new_id)))
+        processes.start_node(new_id)
+        if not processes.settle(processes.is_ready, 30_000):
             raise TimeoutException(f"Broker {new_id} did not register and unfence in time")
         return new_id
-
-    def _add_broker_to_layout(self, new_id: int) -> None:
-        layout = self.layout
-        layout.brokers.append(new_id)
-        if self.simulated:
-            layout.broker_ports[new_id] = 9092 + 100 * (len(layout.brokers) - 1)
-        else:
-            from minikafka.drivers.tcp import reserve_port
-            sock = reserve_port(layout.host, 0)
-            layout.broker_ports[new_id] = sock.getsockname()[1]
-            self._reserved[new_id] = sock
-        layout.format_storage(self._call(lambda: self.driver.now()))
 
     def decommission_broker(self, broker_id: int) -> None:
         """Shut a broker down for good and unregister it (``kafka-cluster.sh unregister``).
@@ -269,18 +272,18 @@ class ClusterAdmin:
         Kafka expects its replicas to be moved away first; this refuses otherwise.  Afterwards
         the broker is no longer part of the cluster (``broker_ids``, snapshots, dashboards).
         """
-        self._check_node(broker_id, "broker")
-        hosted = sorted(f"{t}-{p}" for t, p, reg in _partitions(self._cluster_image())
+        self._processes.check_node(broker_id, "broker")
+        hosted = sorted(f"{t}-{p}" for t, p, reg in _partitions(self._processes.cluster_image())
                         if broker_id in reg.replicas)
         if hosted:
             raise RuntimeError(f"Broker {broker_id} still hosts replicas of {', '.join(hosted[:8])}"
                                f"{' ...' if len(hosted) > 8 else ''}; move them with "
                                f"reassign_partitions() before decommissioning it")
-        if self._state(broker_id) is NodeState.RUNNING:
-            done = self._begin_node_shutdown(broker_id)
-            self._settle(done, 10_000)
-        if self._state(broker_id) is not NodeState.DEAD:
-            self._kill_node(broker_id, reason="stopped for decommissioning")
+        if self._processes.state(broker_id) is NodeState.RUNNING:
+            done = self._processes.begin_node_shutdown(broker_id)
+            self._processes.settle(done, 10_000)
+        if self._processes.state(broker_id) is not NodeState.DEAD:
+            self._processes.kill_node(broker_id, reason="stopped for decommissioning")
         response = self._controller_request(UnregisterBrokerRequest(broker_id), "unregisterBroker")
         if response.error_code is not Errors.NONE:
             raise response.error_code.exception(response.error_message)
@@ -289,31 +292,18 @@ class ClusterAdmin:
     def _forget_broker(self, broker_id: int) -> None:
         """The machine is retired: the broker leaves the layout (ids, ports, configs), and its
         data directory is kept aside as ``broker-<id>.decommissioned`` (never reused)."""
-        layout = self.layout
+        layout = self._processes.layout
         directory = layout.data_dir(broker_id)
         layout.brokers.remove(broker_id)
         layout.broker_ports.pop(broker_id, None)
         layout.advertised.pop(broker_id, None)
-        self.listeners.pop(broker_id, None)
+        self._processes.driver.forget_listener(broker_id)
         (layout.root / "config" / f"{directory.name}.properties").unlink(missing_ok=True)
         if directory.exists():
             directory.rename(directory.with_name(directory.name + ".decommissioned"))
         layout.write_configs()
 
     # ------------------------------------------------------------------ reading the metadata
-    def _cluster_image(self):
-        """The committed metadata as the active controller has it (else any running node's)."""
-        def pick():
-            node = self._active_controller_node()
-            if node is not None:
-                return node.controller.committed_image
-            for node_id in self.layout.node_ids:
-                if self._state(node_id) is NodeState.RUNNING:
-                    node = self._node(node_id)
-                    return node.broker.image if node.broker else node.controller.committed_image
-            raise RuntimeError("No node of the cluster is running")
-        return self._call(pick)
-
     def leader(self, topic: str, partition: int) -> int | None:
         registration = self._registration(topic, partition)
         return registration.leader if registration.leader >= 0 else None
@@ -325,7 +315,7 @@ class ClusterAdmin:
         return list(self._registration(topic, partition).replicas)
 
     def _registration(self, topic: str, partition: int):
-        image = self._cluster_image()
+        image = self._processes.cluster_image()
         found = image.topics.get_topic(topic)
         if found is None:
             raise Errors.UNKNOWN_TOPIC_OR_PARTITION.exception(

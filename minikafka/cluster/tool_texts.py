@@ -15,6 +15,10 @@ bootstrap address filled in when the command line has none, and returns what
 it printed.  With ``real=True`` it runs Apache Kafka's own tool instead
 (`minikafka.jvm.run_kafka_tool`: a JVM, jars fetched on first use), so a
 lesson can show both side by side.
+
+`ToolTexts` receives the cluster's `NodeProcesses` and nothing else; it
+keeps one fact of its own, how often each tool ran (it seeds the tools'
+random choices).
 """
 
 from __future__ import annotations
@@ -24,18 +28,24 @@ import io
 import random
 import shlex
 
+from minikafka.cluster.processes import NodeProcesses
+from minikafka.cluster.snapshot_builder import take_snapshot
 from minikafka.drivers.runtime import NodeState
 from minikafka.tools import metadata_quorum_command_output, topic_command_output
 
 
-class ClusterTools:
+class ToolTexts:
+    def __init__(self, processes: NodeProcesses):
+        self._processes = processes     # the driver and the nodes on it
+        self.runs: dict[str, int] = {}  # tool name -> how many times run_tool ran it
+
     def describe_topic(self, name: str | None = None, *, exclude_internal: bool = False,
                        under_replicated_partitions: bool = False,
                        under_min_isr_partitions: bool = False,
                        unavailable_partitions: bool = False) -> str:
         """``kafka-topics.sh --describe [--topic name]``, as text."""
-        snapshot = self.snapshot()
-        config = self._call(self._any_broker_config)
+        snapshot = take_snapshot(self._processes)
+        config = self._processes.call(self._any_broker_config)
         output = topic_command_output.describe(
             topic_command_output.from_snapshot(snapshot, config), topic=name,
             exclude_internal=exclude_internal,
@@ -46,16 +56,16 @@ class ClusterTools:
         return output.text.rstrip("\n")
 
     def _any_broker_config(self):
-        for broker_id in self.layout.brokers:
-            if self._state(broker_id) is NodeState.RUNNING:
-                return self._node(broker_id).broker.kafka_config
+        for broker_id in self._processes.layout.brokers:
+            if self._processes.state(broker_id) is NodeState.RUNNING:
+                return self._processes.node(broker_id).broker.kafka_config
         return None
 
     def _quorum_info(self):
         def describe():
-            node = self._active_controller_node()
+            node = self._processes.active_controller_node()
             return None if node is None else node.raft.describe_quorum()
-        response = self._call(describe)
+        response = self._processes.call(describe)
         if response is None:
             raise RuntimeError("No active controller: the quorum has no leader right now, so "
                                "kafka-metadata-quorum.sh would time out as well")
@@ -63,11 +73,12 @@ class ClusterTools:
 
     def quorum_status(self) -> str:
         """``kafka-metadata-quorum.sh describe --status``, as text."""
-        return metadata_quorum_command_output.format_status(self.cluster_id, self._quorum_info()).rstrip("\n")
+        return metadata_quorum_command_output.format_status(
+            self._processes.layout.cluster_id, self._quorum_info()).rstrip("\n")
 
     def quorum_replication(self, human_readable: bool = False) -> str:
         """``kafka-metadata-quorum.sh describe --replication [--human-readable]``, as text."""
-        now = self._call(lambda: self.driver.now())
+        now = self._processes.now()
         return metadata_quorum_command_output.format_replication(
             self._quorum_info(), human_readable, now).rstrip("\n")
 
@@ -92,15 +103,15 @@ class ClusterTools:
             raise ValueError(f"No such tool {words[0]!r}; the sandbox has {known}")
         args = words[1:]
         if not {"--bootstrap-server", "--bootstrap-controller"} & {a.split("=")[0] for a in args}:
-            running = self.bootstrap_servers.split(",")[0]
+            running = self._processes.bootstrap_servers().split(",")[0]
             args = ["--bootstrap-server", running] + args
         out = io.StringIO()
         # Seeded by the cluster's seed, the tool and how many times it ran before, so a
         # lesson's --generate proposes the same plan on every run (Kafka's own tool, like
         # the terminal command, draws it from an unseeded Random).
-        runs = self.__dict__.setdefault("_tool_runs", {})
-        runs[name] = runs.get(name, 0) + 1
-        seeded = tool_commands.TOOL_RANDOM.set(random.Random(f"{self.layout.seed}:{name}:{runs[name]}"))
+        self.runs[name] = self.runs.get(name, 0) + 1
+        seeded = tool_commands.TOOL_RANDOM.set(
+            random.Random(f"{self._processes.layout.seed}:{name}:{self.runs[name]}"))
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
                 tool_commands.run_named(name, args)
@@ -114,7 +125,7 @@ class ClusterTools:
         args = words[1:]
         takes_bootstrap = words[0].removesuffix(".sh") not in _TOOLS_WITHOUT_BOOTSTRAP
         if takes_bootstrap and not {"--bootstrap-server", "--bootstrap-controller"} & {a.split("=")[0] for a in args}:
-            args = ["--bootstrap-server", self.bootstrap_servers.split(",")[0]] + args
+            args = ["--bootstrap-server", self._processes.bootstrap_servers().split(",")[0]] + args
         result = run_kafka_tool(words[0], args)
         return (result.stdout + result.stderr).rstrip("\n")
 
