@@ -16,7 +16,7 @@ import re
 import pytest
 
 from minikafka import Cluster
-from minikafka.cluster_metadata import replay_metadata
+from minikafka.cluster.metadata_log import replay_metadata
 from minikafka.jvm import run_kafka_tool
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
