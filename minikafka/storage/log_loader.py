@@ -193,8 +193,10 @@ class LogLoader:
     def _recover_unflushed_segments(self) -> None:
         unflushed = self.segments.values_between(self.recovery_point_checkpoint, 2**63 - 1)
         for i, segment in enumerate(unflushed):
-            self.emit("recovery", f"{self.tp}: recovering unflushed segment {segment.base_offset}. "
-                                  f"{i}/{len(unflushed)} recovered.", partition=str(self.tp),
+            # Kafka 4.3's LogLoader logs numFlushed / numUnflushed through one "{}": an integer
+            # division, so its line always says "0 recovered"; the event says what Kafka logs.
+            self.emit("recovery", f"Recovering unflushed segment {segment.base_offset}. "
+                                  f"{i // len(unflushed)} recovered for {self.tp}.", partition=str(self.tp),
                       segment=segment.base_offset, reason="no clean shutdown")
             truncated = self._recover_segment(segment)
             if truncated > 0:

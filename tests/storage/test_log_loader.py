@@ -46,7 +46,7 @@ def test_crash_with_a_torn_tail(tmp_path):
     assert recovered.log_end_offset == 18
     assert offsets_of(recovered.read(16, 10 ** 6).records) == [16, 17]
     assert os.path.getsize(active) == recovered.active_segment.size
-    assert any("recovering unflushed segment 16" in t for t in events.texts("recovery"))
+    assert any(t.startswith("Recovering unflushed segment 16. 0 recovered for ") for t in events.texts("recovery"))
     assert any("corruption found in segment 16, truncating to offset 18 (40 bytes removed" in t
                for t in events.texts("recovery"))
 
