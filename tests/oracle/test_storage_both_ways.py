@@ -1,0 +1,244 @@
+"""Storage both ways: a partition directory written by one side is served by the other.
+
+Both sides get the same batches (built once by kafka-python: keys, headers,
+gzip and none, an idempotent producer, timestamps out of order) in a topic
+of their own, ``written-by-kafka`` on a real combined node and
+``written-by-sandbox`` on the sandbox's; each side also creates the other's
+topic, empty.  Both nodes are stopped cleanly, then each side's empty
+partition directory gets the other side's files (segment, offset and time
+index, leader-epoch-checkpoint, producer snapshot), keeping its own
+``partition.metadata``: that file holds the topic id its own controller
+gave the topic, as an operator who moves a partition between clusters must
+keep it.  The log dir's checkpoints still say the moved partition was empty
+at a clean shutdown, which is what each broker trusts on loading it.
+
+After both nodes start again, every read of the moved partition must equal
+the same read of the partition its broker wrote itself, on both sides: the
+records a consumer gets from offset 0 (offsets, keys, values, headers,
+timestamps), the batches as fetched (base offsets, leader epochs, producer
+fields, CRCs), the batch a fetch from each offset starts with (the offset
+index), ListOffsets by time (the time index), the high watermark, and how
+each broker answers a retry of the last idempotent batch (the producer
+state rebuilt from the moved files).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from kafka.record.memory_records import MemoryRecords
+
+from minikafka import Cluster
+from tests.client_batches import client_batch
+from tests.oracle.real_kafka import RealKafkaCluster
+from tests.oracle.sides import RealSide, SandboxSide
+from tests.oracle.test_protocol import list_offsets, produce
+
+pytestmark = pytest.mark.slow
+
+FETCH, CREATE_TOPICS = 1, 19
+BY_KAFKA, BY_SANDBOX = "written-by-kafka", "written-by-sandbox"
+PRODUCER = 4242                               # an idempotent producer's id, epoch 0
+HEADERS = [("trace", b"t-1"), ("lang", b"fr")]
+# (records, codec, keys, headers, first timestamp after T, producer sequence or None): 700-byte values,
+# so the segment is ~25 kB and Kafka's index.interval.bytes (4096) puts several entries in both indexes.
+BATCHES = [(5, 0, True, HEADERS, 0, None), (6, 1, True, (), 1_000, None),
+           (4, 0, False, (), 2_000, 0), (5, 1, True, HEADERS, 3_000, 4),
+           (3, 0, True, (), 500, None),                  # older than the batch before it
+           (7, 1, False, HEADERS, 5_000, None), (4, 0, True, (), 6_000, 9),
+           (5, 0, True, HEADERS, 7_000, None)]
+# T: the records' first timestamp, a minute before the test starts.  Not a fixed date: a broker that loads a
+# producer snapshot drops producers whose last timestamp is older than producer.id.expiration.ms (1 day),
+# and the retry below needs the idempotent producer to survive the restart.
+T = (int(time.time()) - 60) * 1000
+
+
+def batch_bytes(spec) -> bytes:
+    count, codec, keys, headers, delay, sequence = spec
+    producer = None if sequence is None else (PRODUCER, 0, sequence)
+    return client_batch(count, value_size=700, codec=codec, timestamp=T + delay, producer=producer, keys=keys,
+                        headers=headers)
+
+
+# Built once: gzip stamps its header with the time of compression, and every side must get the same bytes.
+STORED = [batch_bytes(spec) for spec in BATCHES]
+
+
+def expected_records() -> list[tuple]:
+    """What a consumer must read from offset 0: offsets follow the batches' record counts."""
+    records, offset = [], 0
+    for index in range(len(BATCHES)):
+        batch = MemoryRecords(STORED[index]).next_batch()
+        for record in batch:
+            records.append((offset, record.key, record.value, tuple(record.headers), record.timestamp, 0))
+            offset += 1
+    return records
+
+
+def create_topics(side, *names: str) -> None:
+    with side.raw() as connection:
+        answer = connection.request(CREATE_TOPICS, 7, timeout_ms=30_000, validate_only=False, topics=[
+            {"name": name, "num_partitions": 1, "replication_factor": 1, "assignments": [], "configs": []}
+            for name in names])
+    assert [(t["name"], t["error_code"]) for t in answer["topics"]] == [(name, 0) for name in names], answer
+
+
+def fetch(side, topic: str, offset: int, max_bytes: int = 1 << 20) -> dict:
+    with side.raw() as connection:
+        answer = connection.request(FETCH, 11, replica_id=-1, max_wait_ms=0, min_bytes=0, max_bytes=max_bytes,
+                                    isolation_level=0, session_id=0, session_epoch=-1, forgotten_topics_data=[],
+                                    rack_id="", topics=[{"topic": topic, "partitions": [
+                                        {"partition": 0, "current_leader_epoch": -1, "fetch_offset": offset,
+                                         "log_start_offset": -1, "partition_max_bytes": max_bytes}]}])
+    return answer["responses"][0]["partitions"][0]
+
+
+def batches(records_hex: str | None) -> list:
+    records = MemoryRecords(bytes.fromhex(records_hex or ""))
+    found = []
+    while (batch := records.next_batch()) is not None:
+        found.append(batch)
+    return found
+
+
+def consume(side, topic: str, count: int) -> list[tuple]:
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(**side.client_options(group_id=None, enable_auto_commit=False))
+    try:
+        partition = TopicPartition(topic, 0)
+        consumer.assign([partition])
+        consumer.seek(partition, 0)
+        got, deadline = [], time.monotonic() + 30
+        while len(got) < count and time.monotonic() < deadline:
+            for records in consumer.poll(timeout_ms=500).values():
+                got += [(r.offset, r.key, r.value, tuple((k, bytes(v)) for k, v in r.headers), r.timestamp,
+                         r.timestamp_type) for r in records]
+        return got
+    finally:
+        consumer.close()
+
+
+def reads(side, topic: str) -> dict:
+    """Everything a client can learn of the partition's stored batches (nothing here writes)."""
+    side.wait_until(lambda: fetch(side, topic, 0)["error_code"] == 0, what=f"{topic}-0 served")
+    whole = fetch(side, topic, 0)
+    stored = batches(whole["records"])
+    end = stored[-1].next_offset
+    timestamps = sorted({T - 1, T + 9_000} | {T + spec[4] + i for spec in BATCHES for i in range(spec[0])})
+    return {
+        "consumed": consume(side, topic, end),
+        "batches": [(b.base_offset, b.last_offset, b.leader_epoch, b.compression_type, b.producer_id,
+                     b.producer_epoch, b.base_sequence, b.crc, b.size_in_bytes, b.first_timestamp,
+                     b.max_timestamp) for b in stored],
+        "offsets": {key: whole[key] for key in ("error_code", "high_watermark", "last_stable_offset",
+                                                 "log_start_offset")},
+        "first batch fetched from each offset": [batches(fetch(side, topic, o)["records"])[0].base_offset
+                                                 for o in range(end)],
+        "list offsets": [(ts, answer["offset"], answer["timestamp"])
+                         for ts in [-2, -1, -3, *timestamps]
+                         for answer in [list_offsets(side, topic, 0, ts, version=7)]],
+    }
+
+
+def retry_last_idempotent_batch(side, topic: str) -> dict:
+    """The producer state loaded from the directory decides: a duplicate is answered with its first offset."""
+    answer = produce(side, topic, 0, STORED[6])[0]["partition_responses"][0]
+    return {key: answer[key] for key in ("error_code", "base_offset", "log_start_offset")}
+
+
+def transplant(source: Path, target: Path) -> dict[str, int]:
+    """Replace the partition's files in ``target`` with ``source``'s, keeping the target's partition.metadata;
+    the name and size of each file moved."""
+    for path in target.iterdir():
+        if path.name != "partition.metadata":
+            path.unlink()
+    moved = {}
+    for path in sorted(source.iterdir()):
+        if path.name != "partition.metadata":
+            shutil.copy2(path, target / path.name)
+            moved[path.name] = path.stat().st_size
+    return moved
+
+
+def recoveries(real: RealKafkaCluster, sandbox: Cluster, since_seq: int) -> tuple[list[str], list[str]]:
+    """What each broker said about recovering the partition moved to it: the real node's log lines since it
+    started, the sandbox's ``recovery`` events since ``since_seq``."""
+    words = ("Recovering unflushed segment", "corrupted index file", "Could not find offset index file")
+    kafka = [line for line in real.nodes[1].log().splitlines()
+             if f"partition={BY_SANDBOX}-0," in line and any(word in line for word in words)]
+    box = [event.text for event in sandbox.events.since(since_seq, {"recovery"})
+           if event.data.get("partition") == f"{BY_KAFKA}-0"]
+    return kafka, box
+
+
+def served_alike(kafka, box, sandbox) -> dict:
+    """Every read of each of the four partitions; the moved ones must answer as their neighbours do."""
+    want = expected_records()
+    seen = {}
+    for side in (kafka, box):
+        for topic in (BY_KAFKA, BY_SANDBOX):
+            seen[side.name, topic] = reads(side, topic)
+            assert seen[side.name, topic]["consumed"] == want, (side.name, topic)
+    assert seen["kafka", BY_SANDBOX] == seen["kafka", BY_KAFKA]
+    assert seen["sandbox", BY_KAFKA] == seen["sandbox", BY_SANDBOX]
+    assert seen["kafka", BY_KAFKA] == seen["sandbox", BY_SANDBOX]
+    assert seen["kafka", BY_KAFKA]["offsets"]["high_watermark"] == len(want)
+
+    retries = {(side.name, topic): retry_last_idempotent_batch(side, topic)
+               for side in (kafka, box) for topic in (BY_KAFKA, BY_SANDBOX)}
+    first_offset = sum(spec[0] for spec in BATCHES[:6])       # where the retried batch was stored
+    assert set(map(str, retries.values())) == {str({"error_code": 0, "base_offset": first_offset,
+                                                    "log_start_offset": 0})}, retries
+    replica = sandbox.snapshot().topic(BY_KAFKA).partitions[0].replica_states[0]
+    assert (replica.log_end_offset, replica.high_watermark) == (len(want), len(want))
+    return seen
+
+
+def test_each_side_serves_the_partition_directory_the_other_wrote(real_kafka_available, tmp_path):
+    real = RealKafkaCluster(tmp_path / "kafka", config={"offsets.topic.replication.factor": 1})
+    sandbox = Cluster(brokers=[1], controllers=[1], combined=True, timing="kafka", data_dir=tmp_path / "sandbox",
+                      broker_config={"offsets.topic.replication.factor": 1})
+    try:
+        real.start()
+        sandbox.start()
+        kafka, box = RealSide(real), SandboxSide(sandbox)
+        for side, own in ((kafka, BY_KAFKA), (box, BY_SANDBOX)):
+            create_topics(side, BY_KAFKA, BY_SANDBOX)
+            side.wait_until(lambda: fetch(side, own, 0)["error_code"] == 0, what=f"{own}-0 has a leader")
+            for batch in STORED:
+                answer = produce(side, own, 0, batch)[0]["partition_responses"][0]
+                assert answer["error_code"] == 0, (side.name, answer)
+        kafka.stop_broker(1)
+        sandbox.shutdown(1)
+        moved_to_kafka = transplant(box.node_dir(1) / f"{BY_SANDBOX}-0", kafka.node_dir(1) / f"{BY_SANDBOX}-0")
+        moved_to_sandbox = transplant(kafka.node_dir(1) / f"{BY_KAFKA}-0", box.node_dir(1) / f"{BY_KAFKA}-0")
+        for moved in (moved_to_kafka, moved_to_sandbox):    # both indexes have entries: lookups use them
+            assert {"00000000000000000000.log", "leader-epoch-checkpoint"} <= set(moved), moved
+            assert moved["00000000000000000000.index"] > 0 and moved["00000000000000000000.timeindex"] > 0, moved
+        restarted_at = sandbox.events.last_seq
+        kafka.start_broker(1)
+        box.start_broker(1)
+        # A clean load trusts the files: neither broker may find a moved index corrupt and rebuild it.
+        assert recoveries(real, sandbox, restarted_at) == ([], [])
+        clean = served_alike(kafka, box, sandbox)
+        # A crash now: neither broker has its clean-shutdown marker when it starts again, so each recovers
+        # its active segments, the moved ones included: every batch is read and checked, the indexes and
+        # the producer state are rebuilt from the batches.  Nothing a client sees may change.
+        kafka.kill_broker(1)
+        box.kill_broker(1)
+        crashed_at = sandbox.events.last_seq
+        kafka.start_broker(1)
+        box.start_broker(1)
+        kafka_recovered, sandbox_recovered = recoveries(real, sandbox, crashed_at)
+        assert [line for line in kafka_recovered if "Recovering unflushed segment 0." in line], kafka_recovered
+        assert [text for text in sandbox_recovered if "recovering unflushed segment 0." in text], sandbox_recovered
+        assert served_alike(kafka, box, sandbox) == clean
+    finally:
+        try:
+            sandbox.stop()
+        finally:
+            real.stop()
