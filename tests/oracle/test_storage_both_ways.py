@@ -4,7 +4,8 @@ Both sides get the same batches (built once by kafka-python: keys, headers,
 gzip and none, an idempotent producer, timestamps out of order) in a topic
 of their own, ``written-by-kafka`` on a real combined node and
 ``written-by-sandbox`` on the sandbox's; each side also creates the other's
-topic, empty.  Both nodes are stopped cleanly, then each side's empty
+topic, empty.  Both nodes are stopped cleanly (the two directories just
+written must then hold the same bytes in every file), then each side's empty
 partition directory gets the other side's files (segment, offset and time
 index, leader-epoch-checkpoint, producer snapshot), keeping its own
 ``partition.metadata``: that file holds the topic id its own controller
@@ -19,7 +20,12 @@ timestamps), the batches as fetched (base offsets, leader epochs, producer
 fields, CRCs), the batch a fetch from each offset starts with (the offset
 index), ListOffsets by time (the time index), the high watermark, and how
 each broker answers a retry of the last idempotent batch (the producer
-state rebuilt from the moved files).
+state rebuilt from the moved files).  Neither broker may rebuild a moved
+index on that clean load.  Then both nodes crash (SIGKILL, the sandbox's
+``kill``) and start again: without the clean-shutdown marker each recovers
+the moved segment from the recovery point (Kafka's log and the sandbox's
+``recovery`` event say so), checking every batch and rebuilding the indexes
+and the producer state, and every read must answer exactly as before.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ BY_KAFKA, BY_SANDBOX = "written-by-kafka", "written-by-sandbox"
 PRODUCER = 4242                               # an idempotent producer's id, epoch 0
 HEADERS = [("trace", b"t-1"), ("lang", b"fr")]
 # (records, codec, keys, headers, first timestamp after T, producer sequence or None): 700-byte values,
-# so the segment is ~25 kB and Kafka's index.interval.bytes (4096) puts several entries in both indexes.
+# so the segment is ~16 kB and Kafka's index.interval.bytes (4096) puts entries in both indexes.
 BATCHES = [(5, 0, True, HEADERS, 0, None), (6, 1, True, (), 1_000, None),
            (4, 0, False, (), 2_000, 0), (5, 1, True, HEADERS, 3_000, 4),
            (3, 0, True, (), 500, None),                  # older than the batch before it
@@ -150,6 +156,11 @@ def retry_last_idempotent_batch(side, topic: str) -> dict:
     return {key: answer[key] for key in ("error_code", "base_offset", "log_start_offset")}
 
 
+def stored_files(directory: Path) -> dict[str, bytes]:
+    """A partition directory's files but partition.metadata (which holds each cluster's own topic id)."""
+    return {path.name: path.read_bytes() for path in directory.iterdir() if path.name != "partition.metadata"}
+
+
 def transplant(source: Path, target: Path) -> dict[str, int]:
     """Replace the partition's files in ``target`` with ``source``'s, keeping the target's partition.metadata;
     the name and size of each file moved."""
@@ -214,6 +225,11 @@ def test_each_side_serves_the_partition_directory_the_other_wrote(real_kafka_ava
                 assert answer["error_code"] == 0, (side.name, answer)
         kafka.stop_broker(1)
         sandbox.shutdown(1)
+        # Before anything moves: the same batches left the same bytes in every file of both directories.
+        written = {side.name: stored_files(side.node_dir(1) / f"{own}-0") for side, own in
+                   ((kafka, BY_KAFKA), (box, BY_SANDBOX))}
+        assert sorted(written["kafka"]) == sorted(written["sandbox"])
+        assert [name for name in written["kafka"] if written["kafka"][name] != written["sandbox"][name]] == []
         moved_to_kafka = transplant(box.node_dir(1) / f"{BY_SANDBOX}-0", kafka.node_dir(1) / f"{BY_SANDBOX}-0")
         moved_to_sandbox = transplant(kafka.node_dir(1) / f"{BY_KAFKA}-0", box.node_dir(1) / f"{BY_KAFKA}-0")
         for moved in (moved_to_kafka, moved_to_sandbox):    # both indexes have entries: lookups use them
