@@ -1,7 +1,8 @@
 """Storage both ways: a partition directory written by one side is served by the other.
 
 Both sides get the same batches (built once by kafka-python: keys, headers,
-gzip and none, an idempotent producer, timestamps out of order) in a topic
+gzip and none, an idempotent producer, timestamps out of order, three
+segments rolled by ``segment.ms``) in a topic
 of their own, ``written-by-kafka`` on a real combined node and
 ``written-by-sandbox`` on the sandbox's; each side also creates the other's
 topic, empty.  Both nodes are stopped cleanly (the two directories just
@@ -23,13 +24,15 @@ each broker answers a retry of the last idempotent batch (the producer
 state rebuilt from the moved files).  Neither broker may rebuild a moved
 index on that clean load.  Then both nodes crash (SIGKILL, the sandbox's
 ``kill``) and start again: without the clean-shutdown marker each recovers
-the moved segment from the recovery point (Kafka's log and the sandbox's
-``recovery`` event say so), checking every batch and rebuilding the indexes
+every segment of the moved partition (its recovery point is set back to 0,
+as if never checkpointed; Kafka's log and the sandbox's ``recovery`` events
+must name each segment), checking every batch and rebuilding the indexes
 and the producer state, and every read must answer exactly as before.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from pathlib import Path
@@ -49,13 +52,18 @@ FETCH, CREATE_TOPICS = 1, 19
 BY_KAFKA, BY_SANDBOX = "written-by-kafka", "written-by-sandbox"
 PRODUCER = 4242                               # an idempotent producer's id, epoch 0
 HEADERS = [("trace", b"t-1"), ("lang", b"fr")]
-# (records, codec, keys, headers, first timestamp after T, producer sequence or None): 700-byte values,
-# so the segment is ~16 kB and Kafka's index.interval.bytes (4096) puts entries in both indexes.
+# (records, codec, keys, headers, first timestamp after T, producer sequence or None): 1000-byte values,
+# so Kafka's index.interval.bytes (4096) puts entries in the offset and time indexes.
 BATCHES = [(5, 0, True, HEADERS, 0, None), (6, 1, True, (), 1_000, None),
            (4, 0, False, (), 2_000, 0), (5, 1, True, HEADERS, 3_000, 4),
            (3, 0, True, (), 500, None),                  # older than the batch before it
            (7, 1, False, HEADERS, 5_000, None), (4, 0, True, (), 6_000, 9),
            (5, 0, True, HEADERS, 7_000, None)]
+# segment.ms is measured between record timestamps: a batch whose newest record is more than 2.5 s newer
+# than the first batch of the active segment starts a new segment, so the partition rolls before the
+# 4th and 7th batches (segments at offsets 0, 15 and 30; the second holds the out-of-order batch).
+SEGMENT_MS = 2_500
+SEGMENTS = [0, 15, 30]
 # T: the records' first timestamp, a minute before the test starts.  Not a fixed date: a broker that loads a
 # producer snapshot drops producers whose last timestamp is older than producer.id.expiration.ms (1 day),
 # and the retry below needs the idempotent producer to survive the restart.
@@ -65,7 +73,7 @@ T = (int(time.time()) - 60) * 1000
 def batch_bytes(spec) -> bytes:
     count, codec, keys, headers, delay, sequence = spec
     producer = None if sequence is None else (PRODUCER, 0, sequence)
-    return client_batch(count, value_size=700, codec=codec, timestamp=T + delay, producer=producer, keys=keys,
+    return client_batch(count, value_size=1000, codec=codec, timestamp=T + delay, producer=producer, keys=keys,
                         headers=headers)
 
 
@@ -87,7 +95,8 @@ def expected_records() -> list[tuple]:
 def create_topics(side, *names: str) -> None:
     with side.raw() as connection:
         answer = connection.request(CREATE_TOPICS, 7, timeout_ms=30_000, validate_only=False, topics=[
-            {"name": name, "num_partitions": 1, "replication_factor": 1, "assignments": [], "configs": []}
+            {"name": name, "num_partitions": 1, "replication_factor": 1, "assignments": [],
+             "configs": [{"name": "segment.ms", "value": str(SEGMENT_MS)}]}
             for name in names])
     assert [(t["name"], t["error_code"]) for t in answer["topics"]] == [(name, 0) for name in names], answer
 
@@ -132,8 +141,9 @@ def reads(side, topic: str) -> dict:
     """Everything a client can learn of the partition's stored batches (nothing here writes)."""
     side.wait_until(lambda: fetch(side, topic, 0)["error_code"] == 0, what=f"{topic}-0 served")
     whole = fetch(side, topic, 0)
-    stored = batches(whole["records"])
-    end = stored[-1].next_offset
+    end, stored = whole["high_watermark"], []
+    while not stored or stored[-1].next_offset < end:       # a fetch reads from one segment at a time
+        stored += batches(fetch(side, topic, stored[-1].next_offset if stored else 0)["records"])
     timestamps = sorted({T - 1, T + 9_000} | {T + spec[4] + i for spec in BATCHES for i in range(spec[0])})
     return {
         "consumed": consume(side, topic, end),
@@ -186,6 +196,23 @@ def recoveries(real: RealKafkaCluster, sandbox: Cluster, since_seq: int) -> tupl
     return kafka, box
 
 
+def recovered_segments(lines: list[str]) -> list[int]:
+    """The base offsets of the segments a broker says it recovered (Kafka and the sandbox use the same words)."""
+    return [int(match.group(1)) for line in lines
+            for match in [re.search(r"[Rr]ecovering unflushed segment (\d+)\.", line)] if match]
+
+
+def never_flushed(log_dir: Path, topic: str) -> None:
+    """Set the partition's recovery point back to 0 in the log dir's checkpoint, as if the broker had crashed
+    before its periodic checkpoint (every 60 s, the first 30 s after start) wrote the offset it reached:
+    the crash recovery then covers every segment, however long the reads before it took."""
+    checkpoint = log_dir / "recovery-point-offset-checkpoint"
+    version, count, *entries = checkpoint.read_text(encoding="utf-8").splitlines()
+    entries = [f"{topic} 0 0" if entry.startswith(f"{topic} 0 ") else entry for entry in entries]
+    assert f"{topic} 0 0" in entries, entries
+    checkpoint.write_text("".join(f"{line}\n" for line in (version, count, *entries)), encoding="utf-8")
+
+
 def served_alike(kafka, box, sandbox) -> dict:
     """Every read of each of the four partitions; the moved ones must answer as their neighbours do."""
     want = expected_records()
@@ -232,9 +259,10 @@ def test_each_side_serves_the_partition_directory_the_other_wrote(real_kafka_ava
         assert [name for name in written["kafka"] if written["kafka"][name] != written["sandbox"][name]] == []
         moved_to_kafka = transplant(box.node_dir(1) / f"{BY_SANDBOX}-0", kafka.node_dir(1) / f"{BY_SANDBOX}-0")
         moved_to_sandbox = transplant(kafka.node_dir(1) / f"{BY_KAFKA}-0", box.node_dir(1) / f"{BY_KAFKA}-0")
-        for moved in (moved_to_kafka, moved_to_sandbox):    # both indexes have entries: lookups use them
-            assert {"00000000000000000000.log", "leader-epoch-checkpoint"} <= set(moved), moved
-            assert moved["00000000000000000000.index"] > 0 and moved["00000000000000000000.timeindex"] > 0, moved
+        for moved in (moved_to_kafka, moved_to_sandbox):    # indexes with entries: lookups use them
+            assert sorted(name for name in moved if name.endswith(".log")) == [f"{o:020d}.log" for o in SEGMENTS]
+            assert "leader-epoch-checkpoint" in moved, moved
+            assert [name for name, size in moved.items() if name.endswith(".index") and size], moved
         restarted_at = sandbox.events.last_seq
         kafka.start_broker(1)
         box.start_broker(1)
@@ -242,16 +270,18 @@ def test_each_side_serves_the_partition_directory_the_other_wrote(real_kafka_ava
         assert recoveries(real, sandbox, restarted_at) == ([], [])
         clean = served_alike(kafka, box, sandbox)
         # A crash now: neither broker has its clean-shutdown marker when it starts again, so each recovers
-        # its active segments, the moved ones included: every batch is read and checked, the indexes and
-        # the producer state are rebuilt from the batches.  Nothing a client sees may change.
+        # the moved partition's segments from its recovery point: every batch is read and checked, the
+        # indexes and the producer state are rebuilt from the batches.  Nothing a client sees may change.
         kafka.kill_broker(1)
         box.kill_broker(1)
+        for side, topic in ((kafka, BY_SANDBOX), (box, BY_KAFKA)):
+            never_flushed(side.node_dir(1), topic)
         crashed_at = sandbox.events.last_seq
         kafka.start_broker(1)
         box.start_broker(1)
         kafka_recovered, sandbox_recovered = recoveries(real, sandbox, crashed_at)
-        assert [line for line in kafka_recovered if "Recovering unflushed segment 0." in line], kafka_recovered
-        assert [text for text in sandbox_recovered if "recovering unflushed segment 0." in text], sandbox_recovered
+        assert recovered_segments(kafka_recovered) == SEGMENTS, kafka_recovered
+        assert recovered_segments(sandbox_recovered) == SEGMENTS, sandbox_recovered
         assert served_alike(kafka, box, sandbox) == clean
     finally:
         try:
