@@ -2,10 +2,9 @@
 
 Both sides get the same batches (built once by kafka-python: keys, headers,
 gzip and none, an idempotent producer, timestamps out of order, three
-segments rolled by ``segment.ms``) in a topic
-of their own, ``written-by-kafka`` on a real combined node and
-``written-by-sandbox`` on the sandbox's; each side also creates the other's
-topic, empty.  Both nodes are stopped cleanly (the two directories just
+segments rolled by ``segment.ms``) in a topic of their own,
+``written-by-kafka`` on a real combined node and ``written-by-sandbox`` on
+the sandbox's; each side also creates the other's topic, empty.  Both nodes are stopped cleanly (the two directories just
 written must then hold the same bytes in every file), then each side's empty
 partition directory gets the other side's files (segment, offset and time
 index, leader-epoch-checkpoint, producer snapshot), keeping its own
@@ -197,7 +196,8 @@ def recoveries(real: RealKafkaCluster, sandbox: Cluster, since_seq: int) -> tupl
 
 
 def recovered_segments(lines: list[str]) -> list[int]:
-    """The base offsets of the segments a broker says it recovered (Kafka and the sandbox use the same words)."""
+    """The base offsets of the segments a broker says it recovered ("[Rr]ecovering unflushed segment N." in
+    Kafka's log line and in the sandbox's event alike)."""
     return [int(match.group(1)) for line in lines
             for match in [re.search(r"[Rr]ecovering unflushed segment (\d+)\.", line)] if match]
 
@@ -236,6 +236,33 @@ def served_alike(kafka, box, sandbox) -> dict:
     return seen
 
 
+def write_the_same_and_stop(kafka: RealSide, box: SandboxSide) -> None:
+    """Both topics on both sides; each side writes the batches to its own; both stop cleanly, and then the
+    two directories just written hold the same bytes in every file (partition.metadata aside)."""
+    for side, own in ((kafka, BY_KAFKA), (box, BY_SANDBOX)):
+        create_topics(side, BY_KAFKA, BY_SANDBOX)
+        side.wait_until(lambda: fetch(side, own, 0)["error_code"] == 0, what=f"{own}-0 has a leader")
+        for batch in STORED:
+            answer = produce(side, own, 0, batch)[0]["partition_responses"][0]
+            assert answer["error_code"] == 0, (side.name, answer)
+    kafka.stop_broker(1)
+    box.cluster.shutdown(1)
+    written = {side.name: stored_files(side.node_dir(1) / f"{own}-0") for side, own in
+               ((kafka, BY_KAFKA), (box, BY_SANDBOX))}
+    assert sorted(written["kafka"]) == sorted(written["sandbox"])
+    assert [name for name in written["kafka"] if written["kafka"][name] != written["sandbox"][name]] == []
+
+
+def swap_directories(kafka: RealSide, box: SandboxSide) -> None:
+    """Each side's empty copy of the other's topic gets the files the other wrote."""
+    moved_to_kafka = transplant(box.node_dir(1) / f"{BY_SANDBOX}-0", kafka.node_dir(1) / f"{BY_SANDBOX}-0")
+    moved_to_sandbox = transplant(kafka.node_dir(1) / f"{BY_KAFKA}-0", box.node_dir(1) / f"{BY_KAFKA}-0")
+    for moved in (moved_to_kafka, moved_to_sandbox):    # indexes with entries: lookups use them
+        assert sorted(name for name in moved if name.endswith(".log")) == [f"{o:020d}.log" for o in SEGMENTS]
+        assert "leader-epoch-checkpoint" in moved, moved
+        assert [name for name, size in moved.items() if name.endswith(".index") and size], moved
+
+
 def test_each_side_serves_the_partition_directory_the_other_wrote(real_kafka_available, tmp_path):
     real = RealKafkaCluster(tmp_path / "kafka", config={"offsets.topic.replication.factor": 1})
     sandbox = Cluster(brokers=[1], controllers=[1], combined=True, timing="kafka", data_dir=tmp_path / "sandbox",
@@ -244,25 +271,8 @@ def test_each_side_serves_the_partition_directory_the_other_wrote(real_kafka_ava
         real.start()
         sandbox.start()
         kafka, box = RealSide(real), SandboxSide(sandbox)
-        for side, own in ((kafka, BY_KAFKA), (box, BY_SANDBOX)):
-            create_topics(side, BY_KAFKA, BY_SANDBOX)
-            side.wait_until(lambda: fetch(side, own, 0)["error_code"] == 0, what=f"{own}-0 has a leader")
-            for batch in STORED:
-                answer = produce(side, own, 0, batch)[0]["partition_responses"][0]
-                assert answer["error_code"] == 0, (side.name, answer)
-        kafka.stop_broker(1)
-        sandbox.shutdown(1)
-        # Before anything moves: the same batches left the same bytes in every file of both directories.
-        written = {side.name: stored_files(side.node_dir(1) / f"{own}-0") for side, own in
-                   ((kafka, BY_KAFKA), (box, BY_SANDBOX))}
-        assert sorted(written["kafka"]) == sorted(written["sandbox"])
-        assert [name for name in written["kafka"] if written["kafka"][name] != written["sandbox"][name]] == []
-        moved_to_kafka = transplant(box.node_dir(1) / f"{BY_SANDBOX}-0", kafka.node_dir(1) / f"{BY_SANDBOX}-0")
-        moved_to_sandbox = transplant(kafka.node_dir(1) / f"{BY_KAFKA}-0", box.node_dir(1) / f"{BY_KAFKA}-0")
-        for moved in (moved_to_kafka, moved_to_sandbox):    # indexes with entries: lookups use them
-            assert sorted(name for name in moved if name.endswith(".log")) == [f"{o:020d}.log" for o in SEGMENTS]
-            assert "leader-epoch-checkpoint" in moved, moved
-            assert [name for name, size in moved.items() if name.endswith(".index") and size], moved
+        write_the_same_and_stop(kafka, box)
+        swap_directories(kafka, box)
         restarted_at = sandbox.events.last_seq
         kafka.start_broker(1)
         box.start_broker(1)
