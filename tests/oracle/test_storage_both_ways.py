@@ -4,14 +4,15 @@ Both sides get the same batches (built once by kafka-python: keys, headers,
 gzip and none, an idempotent producer, timestamps out of order, three
 segments rolled by ``segment.ms``) in a topic of their own,
 ``written-by-kafka`` on a real combined node and ``written-by-sandbox`` on
-the sandbox's; each side also creates the other's topic, empty.  Both nodes are stopped cleanly (the two directories just
-written must then hold the same bytes in every file), then each side's empty
-partition directory gets the other side's files (segment, offset and time
-index, leader-epoch-checkpoint, producer snapshot), keeping its own
-``partition.metadata``: that file holds the topic id its own controller
-gave the topic, as an operator who moves a partition between clusters must
-keep it.  The log dir's checkpoints still say the moved partition was empty
-at a clean shutdown, which is what each broker trusts on loading it.
+the sandbox's; each side also creates the other's topic, empty.  Both nodes
+are stopped cleanly (the two directories just written must then hold the
+same bytes in every file), then each side's empty partition directory gets
+the other side's files (segment, offset and time index,
+leader-epoch-checkpoint, producer snapshot), keeping its own
+``partition.metadata``: that file holds the topic id its own controller gave
+the topic, as an operator who moves a partition between clusters must keep
+it.  The log dir's checkpoints still say the moved partition was empty at a
+clean shutdown, which is what each broker trusts on loading it.
 
 After both nodes start again, every read of the moved partition must equal
 the same read of the partition its broker wrote itself, on both sides: the
