@@ -293,6 +293,10 @@ def test_each_side_serves_the_partition_directory_the_other_wrote(real_kafka_ava
         kafka_recovered, sandbox_recovered = recoveries(real, sandbox, crashed_at)
         assert recovered_segments(kafka_recovered) == SEGMENTS, kafka_recovered
         assert recovered_segments(sandbox_recovered) == SEGMENTS, sandbox_recovered
+        # The sandbox's event says what Kafka's LogLoader logged (the partition's name aside).
+        kafka_said = [re.search(r"\] (Recovering unflushed segment .*?) \(", line).group(1).replace(BY_SANDBOX, BY_KAFKA)
+                      for line in kafka_recovered if "Recovering unflushed segment" in line]
+        assert kafka_said == [text for text in sandbox_recovered if text.startswith("Recovering unflushed")]
         assert served_alike(kafka, box, sandbox) == clean
     finally:
         try:
