@@ -75,6 +75,7 @@ class LiveDriver(ClusterRuntime):
                                                                self.clock))
         self.scheduler = PlaneScheduler(self.loop, self.clock.now, self._guarded,
                                         speed=lambda: self.clock.speed)
+        self.clock.ceiling = self.scheduler.ceiling   # time stops at control work left waiting
         self._thread = threading.Thread(target=self._run_loop, name="minikafka-cluster",
                                         daemon=True)
         self._client_waiters: dict[tuple[Hashable, int], concurrent.futures.Future] = {}

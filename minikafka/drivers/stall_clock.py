@@ -90,8 +90,10 @@ class StallClock:
                  allowance_ms: float = STALL_ALLOWANCE_MS,
                  wall: Callable[[], float] = time.time,
                  monotonic: Callable[[], float] = time.monotonic,
-                 thread_cpu: Callable[[], float] = time.thread_time):
+                 thread_cpu: Callable[[], float] = time.thread_time,
+                 ceiling: Callable[[], float | None] | None = None):
         self.on_stall = on_stall              # called with each stall's length (ms), on the thread
+        self.ceiling = ceiling                # the latest time the clock may show now (None: any)
         self.allowance_ms = allowance_ms
         self.monotonic = monotonic            # seconds, as time.monotonic
         self._monotonic = monotonic
@@ -124,16 +126,39 @@ class StallClock:
 
     def now(self) -> int:
         mono = self._monotonic() * 1000.0
-        if threading.get_ident() == self._thread_id:
-            if mono - self._mark_mono > self.allowance_ms:
-                self._close_stretch(mono)
-            if self._gc_unreported and self.on_stall is not None:
-                pause, self._gc_unreported = self._gc_unreported, 0.0
-                self.on_stall(pause)
-        value = int(self._wall_anchor + mono - self._mono_anchor - self.stalled_ms)
-        if value < self._last:
+        if threading.get_ident() != self._thread_id:
+            # An estimate for other threads: it may include a stall the cluster's thread has not
+            # settled yet, so it must not become the floor of the cluster's own clock.
+            return max(self._last, int(self._raw(mono)))
+        if mono - self._mark_mono > self.allowance_ms:
+            self._close_stretch(mono)
+        value = self._raw(mono)
+        limit = self.ceiling() if self.ceiling is not None else None
+        if limit is not None and value > limit:
+            value = self._hold(mono, limit)
+        if self._gc_unreported and self.on_stall is not None:
+            pause, self._gc_unreported = self._gc_unreported, 0.0
+            self.on_stall(pause)
+        if int(value) < self._last:
             return self._last
-        self._last = value
+        self._last = int(value)
+        return self._last
+
+    def _raw(self, mono: float) -> float:
+        return self._wall_anchor + mono - self._mono_anchor - self.stalled_ms
+
+    def _hold(self, mono: float, limit: float) -> float:
+        """Control work due before ``limit`` has not run: the clock stops there, and the time it
+        would have run beyond is a stall (the stretch's own waits are settled first, so no time is
+        left out twice)."""
+        self._close_stretch(mono)
+        value = self._raw(mono)
+        if value > limit:
+            excess, value = value - limit, limit
+            self.stalled_ms += excess
+            self.total_stalled_ms += excess
+            if self.on_stall is not None:
+                self.on_stall(excess)
         return value
 
     def _close_stretch(self, mono: float) -> None:
