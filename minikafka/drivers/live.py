@@ -21,7 +21,10 @@ cluster would show:
   timers and messages between nodes about the cluster (the control plane)
   go before client requests, client responses and replica fetches (the
   data plane), so a quorum fetch never waits behind a backlog of produce
-  requests.
+  requests.  The scheduler is also the clock's ceiling: the clock stops 50
+  ms past the due time of control work that has not run, so however long
+  the thread is held by other work, no quorum or session timeout runs out
+  while its answer waits.
 * While a live cluster runs, the interpreter's thread switch interval
   (``sys.setswitchinterval``) is 0.5 ms instead of 5 ms: after each socket
   or disk call the cluster's thread gets the interpreter back within about

@@ -5,8 +5,8 @@ Theory of operation
 Everything the live driver does to its nodes (deliver a message, poll a
 node whose deadline passed, hand a response to a client connection) is a
 piece of work due at some time of the cluster's clock (`StallClock`).  The
-scheduler keeps pending work in a heap by due time and runs it from one
-event-loop callback, the *pump*, in two lanes:
+scheduler keeps pending work in two heaps by due time, one per lane, and
+runs it from one event-loop callback, the *pump*:
 
 * the **control plane**: messages between nodes about the cluster itself
   (KRaft votes and fetches, broker registrations and heartbeats,
@@ -27,6 +27,19 @@ brokers keep controller traffic apart from client traffic (KIP-291 gave
 controller requests their own queue for the same reason).  The lanes give
 the shared thread the same property: control work waits for at most one
 round of data work.
+
+"At most one round" is wall time, though, and a round can be long: a single
+data item always runs whole, and the thread may compute for other reasons
+between rounds (a facade call, socket reads).  Whatever the thread computes
+counts as the cluster's time, so a controller's fetch timeout could run out
+while the answer that resets it sat due in the control lane.  So the
+scheduler also tells the clock how far it may go: `ceiling` is the due time
+of the earliest control work not yet run plus ``control_late_ms`` (50 ms).
+The clock stops there until that work has run (the rest is a stall), so in
+cluster time no control message or timer is ever more than 50 ms late.  Work
+that was already due when it was queued counts from then.  Data work sets
+no ceiling: under a flat-out client it is always behind, and its timeouts
+(replica lag, client requests) are seconds long.
 
 Within a lane work runs in due-time order (ties in the order it was
 scheduled), so two messages of one connection keep their order.  The
@@ -67,6 +80,7 @@ class PlaneScheduler:
         self._heaps: tuple[list, list] = ([], [])  # future work per lane: (due, seq, fn)
         self._seq = itertools.count()
         self._lanes: tuple[deque, deque] = (deque(), deque())  # due work: control (due, fn), data fn
+        self._control, self._control_heap = self._lanes[CONTROL], self._heaps[CONTROL]  # for ceiling
         self._handle: Any = None              # the loop's handle for the next pump
         self._soon = False                    # that handle is a call_soon (not a timer)
         self._armed_for: int | None = None    # due time the timer handle was armed for
@@ -88,13 +102,13 @@ class PlaneScheduler:
         control work not yet run (None when there is none).  Until that work has run, the
         clock stops there (`StallClock`), so no node sees a timeout run out while the message
         or timer that would have answered it waits behind other work on the thread."""
-        control, heap = self._lanes[CONTROL], self._heaps[CONTROL]
-        if control:
-            due = control[0][0]
-            if heap and heap[0][0] < due:
-                due = heap[0][0]
-        elif heap:
+        control, heap = self._control, self._control_heap
+        if heap:
             due = heap[0][0]
+            if control and control[0][0] < due:
+                due = control[0][0]
+        elif control:
+            due = control[0][0]
         else:
             return None
         return due + self._late_ms
