@@ -30,7 +30,7 @@ the cluster's thread could observe:
   slept, at most the timeout it asked for (`ObservedSelector` tells it).
   When data woke the select up, that time includes getting the CPU and the
   interpreter back, which on a busy machine is not idleness (measured with
-  ``benchmarks/calm_probe.py``: 1% to 19% of wall time); the ceiling below
+  ``benchmarks/calm_probe.py``: 0.2% to 19% of wall time); the ceiling below
   makes that harmless to the quorum, since the thread only sleeps in
   ``select`` when no control-plane work is due;
 * any longer wait is a *stall*: the thread was ready and did not run.  The
@@ -56,7 +56,7 @@ the cluster's thread could observe:
   waited behind it, and controllers resigned.  With the ceiling no
   control-plane message or timer runs more than 50 ms of cluster time late,
   whatever holds the thread, so a follower hears from its leader at most
-  its 200 ms fetch wait plus twice that after the previous answer.
+  its 200 ms fetch wait plus twice 50 ms after the previous answer.
 
 All nodes share the clock, so a stall freezes the whole cluster in its own
 time, as a paused virtual machine resumes where it stopped: no Kafka timeout
