@@ -21,7 +21,10 @@ cluster would show:
   timers and messages between nodes about the cluster (the control plane)
   go before client requests, client responses and replica fetches (the
   data plane), so a quorum fetch never waits behind a backlog of produce
-  requests.
+  requests.  The scheduler is also the clock's ceiling: the clock stops 50
+  ms past the due time of control work that has not run, so however long
+  the thread is held by other work, no quorum or session timeout runs out
+  while its answer waits.
 * While a live cluster runs, the interpreter's thread switch interval
   (``sys.setswitchinterval``) is 0.5 ms instead of 5 ms: after each socket
   or disk call the cluster's thread gets the interpreter back within about
@@ -78,6 +81,7 @@ class LiveDriver(ClusterRuntime):
                                                                self.clock))
         self.scheduler = PlaneScheduler(self.loop, self.clock.now, self._guarded,
                                         speed=lambda: self.clock.speed)
+        self.clock.ceiling = self.scheduler.ceiling   # time stops at control work left waiting
         self._thread = threading.Thread(target=self._run_loop, name="minikafka-cluster",
                                         daemon=True)
         self._client_waiters: dict[tuple[Hashable, int], concurrent.futures.Future] = {}

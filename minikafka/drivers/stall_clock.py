@@ -23,11 +23,16 @@ the cluster's thread could observe:
   disk or socket call, a slow write).  Tying the waits the clock counts to
   the work done means that however finely the thread is kept waiting (a
   busy machine preempting it every few milliseconds, a producer taking the
-  GIL at every switch interval), each millisecond of cluster time carries
-  at least about half a millisecond of the cluster's own work, so its
-  timeouts cannot run out while it barely runs;
+  GIL at every switch interval), each millisecond of cluster time outside
+  idle time carries at least about half a millisecond of the cluster's own
+  work;
 * while the thread sleeps in ``select`` with nothing to do, by the time it
-  slept, at most the timeout it asked for (`ObservedSelector` tells it);
+  slept, at most the timeout it asked for (`ObservedSelector` tells it).
+  When data woke the select up, that time includes getting the CPU and the
+  interpreter back, which on a busy machine is not idleness (measured with
+  ``benchmarks/calm_probe.py``: 0.2% to 19% of wall time); the ceiling below
+  makes that harmless to the quorum, since the thread only sleeps in
+  ``select`` when no control-plane work is due;
 * any longer wait is a *stall*: the thread was ready and did not run.  The
   clock leaves it out and hands it to ``on_stall``; the live driver writes
   it to the event log as a ``sandbox_stalled`` event, in the sandbox's
@@ -38,6 +43,20 @@ the cluster's thread could observe:
   mostly the notebook's and its clients' objects (a broker's JVM would
   collect only its own).  Collections run by other threads are waits like
   any other.
+* and never past its *ceiling*: ``ceiling()`` names the latest time the
+  clock may show now; the live driver passes `PlaneScheduler.ceiling`, 50
+  ms past the due time of the earliest control-plane work (a quorum fetch
+  or its answer, a node's timer) that has not run yet.  At the ceiling the
+  clock stops, and the time it would have run beyond is a stall.  The rules
+  above bound how fast the clock runs compared with the thread's work, not
+  whether that work let the nodes' messages through: one long piece of work
+  on the thread (300 ms of CPU in a facade call, a slow request, CPU time
+  a busy machine charges to the thread) counted as at least its own length
+  while the answer that would have reset a follower's 400 ms fetch timeout
+  waited behind it, and controllers resigned.  With the ceiling no
+  control-plane message or timer runs more than 50 ms of cluster time late,
+  whatever holds the thread, so a follower hears from its leader at most
+  its 200 ms fetch wait plus twice 50 ms after the previous answer.
 
 All nodes share the clock, so a stall freezes the whole cluster in its own
 time, as a paused virtual machine resumes where it stopped: no Kafka timeout
@@ -63,8 +82,12 @@ source of time a Kafka component reads).  Sandbox only: Kafka has no such
 clock; a JVM that is starved or paused sees the jump and its peers react.
 
 Simplified: the thread's CPU time comes from ``time.thread_time`` and is
-only read on the cluster's thread (`bind` names it); from any other thread
-``now`` answers the current value without observing.
+only read on the cluster's thread (`bind` names it).  From any other thread
+``now`` answers an estimate that may still contain a stall the cluster's
+thread has not settled, and changes nothing: such a reading once became the
+floor of the cluster's own clock (which never goes back), so a reader in
+another thread pushed the whole cluster's time forward by the stall under
+way and controllers resigned.
 """
 
 from __future__ import annotations
@@ -90,8 +113,10 @@ class StallClock:
                  allowance_ms: float = STALL_ALLOWANCE_MS,
                  wall: Callable[[], float] = time.time,
                  monotonic: Callable[[], float] = time.monotonic,
-                 thread_cpu: Callable[[], float] = time.thread_time):
+                 thread_cpu: Callable[[], float] = time.thread_time,
+                 ceiling: Callable[[], float | None] | None = None):
         self.on_stall = on_stall              # called with each stall's length (ms), on the thread
+        self.ceiling = ceiling                # the latest time the clock may show now (None: any)
         self.allowance_ms = allowance_ms
         self.monotonic = monotonic            # seconds, as time.monotonic
         self._monotonic = monotonic
@@ -124,16 +149,41 @@ class StallClock:
 
     def now(self) -> int:
         mono = self._monotonic() * 1000.0
-        if threading.get_ident() == self._thread_id:
-            if mono - self._mark_mono > self.allowance_ms:
-                self._close_stretch(mono)
-            if self._gc_unreported and self.on_stall is not None:
-                pause, self._gc_unreported = self._gc_unreported, 0.0
-                self.on_stall(pause)
-        value = int(self._wall_anchor + mono - self._mono_anchor - self.stalled_ms)
+        if threading.get_ident() != self._thread_id:
+            # An estimate for other threads: it may include a stall the cluster's thread has not
+            # settled yet, so it must not become the floor of the cluster's own clock.
+            return max(self._last, int(self._raw(mono)))
+        if mono - self._mark_mono > self.allowance_ms:
+            self._close_stretch(mono)
+        value = self._wall_anchor + mono - self._mono_anchor - self.stalled_ms
+        if self.ceiling is not None:
+            limit = self.ceiling()
+            if limit is not None and value > limit:
+                value = self._hold(mono, limit)
+        if self._gc_unreported and self.on_stall is not None:
+            pause, self._gc_unreported = self._gc_unreported, 0.0
+            self.on_stall(pause)
+        value = int(value)
         if value < self._last:
             return self._last
         self._last = value
+        return value
+
+    def _raw(self, mono: float) -> float:
+        return self._wall_anchor + mono - self._mono_anchor - self.stalled_ms
+
+    def _hold(self, mono: float, limit: float) -> float:
+        """Control work due before ``limit`` has not run: the clock stops there, and the time it
+        would have run beyond is a stall (the stretch's own waits are settled first, so no time is
+        left out twice)."""
+        self._close_stretch(mono)
+        value = self._raw(mono)
+        if value > limit:
+            excess, value = value - limit, limit
+            self.stalled_ms += excess
+            self.total_stalled_ms += excess
+            if self.on_stall is not None:
+                self.on_stall(excess)
         return value
 
     def _close_stretch(self, mono: float) -> None:

@@ -55,6 +55,16 @@ def freeze_cluster_thread(cluster: Cluster, seconds: float) -> None:
     cluster.driver.submit(lambda: time.sleep(seconds))
 
 
+def compute_on_cluster_thread(cluster: Cluster, seconds: float) -> None:
+    """Keep the cluster's thread busy in Python for ``seconds`` of its own CPU time, as a long
+    facade call or a slow piece of client work would: busy, not waiting, so the clock sees work."""
+    def spin() -> None:
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+    cluster.driver.submit(spin)
+
+
 def test_a_frozen_cluster_thread_is_a_stall_not_an_election(cluster):
     leader = cluster.active_controller
     mark = cluster.events.last_seq
@@ -97,3 +107,17 @@ def test_a_killed_broker_is_still_fenced_after_a_freeze(cluster):
     eventually(lambda: len(cluster.isr("frozen", 0)) == 3, what="broker 3 back in the ISR")
 
 
+
+
+def test_a_long_computation_on_the_cluster_thread_is_a_stall_not_an_election(cluster):
+    leader = cluster.active_controller
+    mark = cluster.events.last_seq
+    # One second of the thread's own CPU time, during which no quorum fetch or timer can run:
+    # counted as the cluster's time, it would outlast the 400 ms fetch timeout.
+    compute_on_cluster_thread(cluster, 1.0)
+    stalls = eventually(lambda: cluster.events.since(mark, {"sandbox_stalled"}),
+                        what="a sandbox_stalled event")
+    time.sleep(1.0)
+    assert [e.text for e in cluster.events.since(mark) if e.kind in KAFKA_REACTIONS] == []
+    assert cluster.active_controller == leader
+    assert stalls[0].data["stalled_ms"] >= 500

@@ -3,7 +3,7 @@ timers in the cluster's time."""
 
 from __future__ import annotations
 
-from minikafka.drivers.plane_scheduler import CONTROL, DATA, PlaneScheduler
+from minikafka.drivers.plane_scheduler import CONTROL, CONTROL_LATE_MS, DATA, PlaneScheduler
 
 
 class Handle:
@@ -135,3 +135,38 @@ def test_timers_are_armed_faster_while_the_clock_catches_up():
     w.scheduler.at(1400, w.work("tick"), CONTROL)
     (timer,) = w.loop.live()
     assert timer.delay_s == 0.2
+
+
+def test_the_ceiling_is_the_earliest_control_work_not_yet_run_plus_its_lateness():
+    w = World()
+    s = w.scheduler
+    assert s.ceiling() is None
+    s.at(1400, w.work("fetch-timeout"), CONTROL)
+    s.at(1100, w.work("produce"), DATA)
+    assert s.ceiling() == 1400 + CONTROL_LATE_MS      # data work never stops the clock
+    s.at(900, w.work("vote"), CONTROL)                 # already due: counted from when it was queued
+    assert s.ceiling() == 1000 + CONTROL_LATE_MS
+    w.loop.fire()
+    assert w.ran == ["vote"]
+    assert s.ceiling() == 1400 + CONTROL_LATE_MS
+    w.clock_ms = 1400
+    w.loop.fire()                      # the timer armed for the produce at 1100 finds both due
+    assert w.ran == ["vote", "fetch-timeout", "produce"]
+    assert s.ceiling() is None
+
+
+def test_control_work_waiting_behind_a_slow_data_item_keeps_the_ceiling_until_it_runs():
+    w = World(data_budget_ms=5.0)
+    s = w.scheduler
+
+    def slow_fetch():
+        w.ran.append("huge-fetch")
+        s.at(1000, w.work("vote"), CONTROL)        # arrives while the fetch still holds the thread
+        w.clock_ms = 1300                          # the clock would have run on meanwhile
+        seen.append(s.ceiling())
+    seen: list = []
+    s.at(1000, slow_fetch, DATA)
+    w.loop.fire()
+    assert seen == [1000 + CONTROL_LATE_MS]        # StallClock stops there: the vote is not late
+    w.loop.fire()
+    assert w.ran == ["huge-fetch", "vote"] and s.ceiling() is None

@@ -156,6 +156,68 @@ def test_other_threads_read_the_clock_without_observing():
     assert stalls == [pytest.approx(900 - AFTER_1_MS)]
 
 
+def test_other_threads_reading_the_clock_during_a_stall_do_not_move_it():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    fake.run(10)
+    clock.now()
+    fake.wait(900)                      # the cluster's thread is starved...
+    seen = []
+    reader = threading.Thread(target=lambda: seen.append(clock.now()))
+    reader.start()
+    reader.join()
+    assert seen[0] - WALL_START * 1000 == 910   # ...another thread gets an estimate with the stall in it
+    fake.run(1)
+    # The cluster's own clock leaves the stall out all the same: it does not start from that estimate.
+    assert elapsed(clock) == 10 + 1 + WAIT_SLACK_MS + 11
+    assert stalls == [pytest.approx(900 - WAIT_SLACK_MS - 11)]
+
+
+def ceiling_at(ms: float | None):
+    """A ceiling like PlaneScheduler's: ``ms`` after the start (None: no control work waiting)."""
+    limit = [None if ms is None else WALL_START * 1000 + ms]
+    return limit, lambda: limit[0]
+
+
+def test_the_clock_stops_at_its_ceiling_and_the_time_beyond_is_a_stall():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    limit, clock.ceiling = ceiling_at(100)   # control work due at +50 may run until +100
+    fake.run(30)
+    assert elapsed(clock) == 30
+    fake.run(300)                       # one long piece of work holds the thread: that work cannot run
+    assert elapsed(clock) == 100
+    assert stalls == [pytest.approx(230)] and clock.total_stalled_ms == pytest.approx(230)
+    limit[0] = None                     # it ran: the clock goes on from where it stopped, no jump
+    fake.run(10)
+    assert elapsed(clock) == 110
+
+
+def test_at_the_ceiling_waits_already_left_out_are_not_left_out_twice():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    limit, clock.ceiling = ceiling_at(25)
+    fake.run(10)
+    clock.now()
+    fake.wait(800)
+    fake.run(5)
+    # The stretch's rules settle first (its waits count up to the 15 ms computed plus the slack,
+    # the rest is a stall): that reaches +32; the ceiling then takes only the 7 ms beyond +25.
+    assert elapsed(clock) == 25
+    assert stalls == [pytest.approx(800 - WAIT_SLACK_MS - 15), pytest.approx(7)]
+    assert clock.total_stalled_ms == pytest.approx(815 - 25)
+
+
+def test_below_its_ceiling_the_clock_runs_as_without_one():
+    clock, fake, stalls = make_clock(allowance_ms=50)
+    limit, clock.ceiling = ceiling_at(10_000)
+    for _ in range(10):
+        fake.run(35)
+        fake.wait(25)
+        clock.now()
+    fake.wait(20)
+    clock.idle(20)
+    assert elapsed(clock) == 620
+    assert stalls == []
+
+
 class FakeSelector(selectors.BaseSelector):
     def __init__(self, fake: FakeTime, sleeps_ms: float):
         self.fake, self.sleeps_ms, self.timeouts = fake, sleeps_ms, []
