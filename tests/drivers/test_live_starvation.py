@@ -65,14 +65,20 @@ def compute_on_cluster_thread(cluster: Cluster, seconds: float) -> None:
     cluster.driver.submit(spin)
 
 
-def test_a_frozen_cluster_thread_is_a_stall_not_an_election(cluster):
-    leader = cluster.active_controller
+def stalls_and_reactions(cluster, disrupt) -> tuple[list, list[str]]:
+    """Run ``disrupt()``, wait for its ``sandbox_stalled`` event and a second more (any late
+    reaction shows up by then): the stall events and the Kafka reactions since it began."""
     mark = cluster.events.last_seq
-    freeze_cluster_thread(cluster, 1.5)
+    disrupt()
     stalls = eventually(lambda: cluster.events.since(mark, {"sandbox_stalled"}),
                         what="a sandbox_stalled event")
-    time.sleep(1.0)                      # let any late reaction to the freeze show up
-    reactions = [e.text for e in cluster.events.since(mark) if e.kind in KAFKA_REACTIONS]
+    time.sleep(1.0)
+    return stalls, [e.text for e in cluster.events.since(mark) if e.kind in KAFKA_REACTIONS]
+
+
+def test_a_frozen_cluster_thread_is_a_stall_not_an_election(cluster):
+    leader = cluster.active_controller
+    stalls, reactions = stalls_and_reactions(cluster, lambda: freeze_cluster_thread(cluster, 1.5))
     assert reactions == []
     assert cluster.active_controller == leader
     assert stalls[0].node is None and stalls[0].data["stalled_ms"] >= 1000
@@ -111,13 +117,9 @@ def test_a_killed_broker_is_still_fenced_after_a_freeze(cluster):
 
 def test_a_long_computation_on_the_cluster_thread_is_a_stall_not_an_election(cluster):
     leader = cluster.active_controller
-    mark = cluster.events.last_seq
     # One second of the thread's own CPU time, during which no quorum fetch or timer can run:
     # counted as the cluster's time, it would outlast the 400 ms fetch timeout.
-    compute_on_cluster_thread(cluster, 1.0)
-    stalls = eventually(lambda: cluster.events.since(mark, {"sandbox_stalled"}),
-                        what="a sandbox_stalled event")
-    time.sleep(1.0)
-    assert [e.text for e in cluster.events.since(mark) if e.kind in KAFKA_REACTIONS] == []
+    stalls, reactions = stalls_and_reactions(cluster, lambda: compute_on_cluster_thread(cluster, 1.0))
+    assert reactions == []
     assert cluster.active_controller == leader
     assert stalls[0].data["stalled_ms"] >= 500
