@@ -73,3 +73,23 @@ def test_replay_accepts_bare_records_and_entries_alike(cluster):
     entries = cluster.metadata_records()
     assert replay_metadata(entries).topics == replay_metadata(e.record for e in entries).topics
     assert replay_metadata([]).is_empty()
+
+
+def test_a_restarted_broker_reports_cordoned_log_dirs_only_once_it_has_caught_up(cluster):
+    # Kafka's BrokerLifecycleManager puts cordonedLogDirs (KIP-1066) into its heartbeats only after
+    # the controller has said it caught up; the first heartbeats of a new process carry none, so
+    # the report is never written before the broker has caught up with its own registration.
+    cluster.shutdown(2)
+    cluster.restart_broker(2)
+    assert cluster.wait_until(lambda: cluster.snapshot().node(2).registration == "unfenced", 20_000)
+    entries = cluster.metadata_records()
+    registered = max(e.offset for e in entries if e.type_name == "REGISTER_BROKER_RECORD"
+                     and e.record.broker_id == 2)
+    reports = [e for e in entries if e.offset > registered and e.type_name == "BROKER_REGISTRATION_CHANGE_RECORD"
+               and e.record.broker_id == 2 and e.record.cordoned_log_dirs is not None]
+    unfenced = next(e for e in entries if e.offset > registered and e.type_name == "BROKER_REGISTRATION_CHANGE_RECORD"
+                    and e.record.broker_id == 2 and e.record.fenced == -1)
+    assert [e.record.cordoned_log_dirs for e in reports] == [()]      # reported once, never cordoned
+    # The sandbox's broker is ready to unfence the moment it has caught up, so its first heartbeat
+    # after catching up carries both, and the controller writes the unfencing first.
+    assert reports[0].offset == unfenced.offset + 1

@@ -111,12 +111,13 @@ class BrokerLifecycleManager:
             self.node.send_request(controller, self._registration(), self._on_registration,
                                    self.timeout_ms)
         else:
-            # Registered, so at least RECOVERY: the heartbeat reports the cordoned log dirs
-            # (KIP-1066); the sandbox's one directory is never cordoned.
+            # Once the controller has said we caught up, heartbeats report the cordoned log dirs
+            # (KIP-1066), as Kafka's do after its initial catch-up; the sandbox's one directory
+            # is never cordoned.
             request = BrokerHeartbeatRequest(
                 self.broker.broker_id, self.broker_epoch, self.broker.metadata_offset(),
                 want_fence=not self.ready_to_unfence, want_shut_down=self.want_shut_down,
-                cordoned_log_dirs=())
+                cordoned_log_dirs=() if self.caught_up else None)
             self.node.send_request(controller, request, self._on_heartbeat, self.timeout_ms)
 
     def _registration(self) -> BrokerRegistrationRequest:
