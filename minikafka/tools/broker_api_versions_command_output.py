@@ -106,7 +106,13 @@ def format_api_versions(api_versions: Mapping[int, tuple[int, int]]) -> str:
 
 
 def broker_order(brokers: Iterable[BrokerApiVersions]) -> list[BrokerApiVersions]:
-    """The tool's ``HashMap<Node, ...>`` order (brokers arrive from the Metadata answer by id)."""
+    """The tool's ``HashMap<Node, ...>`` order, brokers sharing a bucket by id.
+
+    The tool fills its map from ``Cluster.nodes()``, which Kafka's ``Cluster`` shuffles, so on a
+    real cluster brokers whose nodes fall into the same bucket come out in either order from one
+    run to the next; the look-alike puts them in id order.  Brokers in different buckets always
+    come out in bucket order, on both.
+    """
     by_node = {b.node: b for b in sorted(brokers, key=lambda b: b.node.id)}
     ordered = keyed_order(by_node, lambda n: node_hash(n.host, n.id, n.port, n.rack, n.is_fenced))
     return [by_node[n] for n in ordered]

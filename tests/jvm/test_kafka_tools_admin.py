@@ -18,7 +18,8 @@ from kafka import KafkaConsumer, KafkaProducer, OffsetAndMetadata, TopicPartitio
 
 from minikafka import Cluster
 from minikafka.network.api_versions import BROKER_SUPPORTED_FEATURES
-from minikafka.tools.java_hash_codes import string_order
+from minikafka.tools.broker_api_versions_command_output import BrokerNode
+from minikafka.tools.java_hash_codes import keyed_order, node_hash, string_order
 from tests.jvm.kafka_tools import lookalike, real
 from tests.waiting import CLIENT_TIMEOUTS, eventually
 
@@ -114,9 +115,31 @@ def test_metadata_quorum_matches_apart_from_moving_numbers(cluster):
         cluster.quorum_status())
 
 
+def broker_blocks(stdout: str) -> list[tuple[BrokerNode, str]]:
+    """Each broker's node and its whole block, in the order the tool printed them."""
+    blocks = []
+    for block in re.split(r"\n(?=\S+:\d+ \(id: )", stdout.strip()):
+        host, port, node_id, fenced = re.match(r"(\S+):(\d+) \(id: (\d+) rack: null isFenced: (\w+)\)",
+                                               block).groups()
+        blocks.append((BrokerNode(int(node_id), host, int(port), None, fenced == "true"), block))
+    return blocks
+
+
 def test_broker_api_versions_match(cluster):
-    kafka = same(cluster, "kafka-broker-api-versions.sh")
-    assert kafka.count("(id: ") == 3
+    kafka = real(cluster, "kafka-broker-api-versions.sh")
+    sandbox = lookalike(cluster, "kafka-broker-api-versions.sh")
+    assert (kafka.errors, kafka.returncode) == (sandbox.errors, sandbox.returncode)
+    printed = broker_blocks(kafka.stdout)
+    assert len(printed) == 3
+    assert sorted(block for _, block in printed) == sorted(block for _, block in broker_blocks(sandbox.stdout))
+    # Kafka's Cluster shuffles its nodes before the tool fills its HashMap, so two brokers whose
+    # nodes share a bucket come out in either order; apart from that, both print the buckets in
+    # order: inserting the nodes in the order printed must give back that order.
+    def node_key(node):
+        return node_hash(node.host, node.id, node.port, node.rack, node.is_fenced)
+    for text in (kafka.stdout, sandbox.stdout):
+        nodes = [node for node, _ in broker_blocks(text)]
+        assert keyed_order(nodes, node_key) == nodes
 
 
 def test_reassignment_execute_verify_and_preferred_election_match(cluster, tmp_path):
