@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from minikafka.drivers.runtime import NodeState
 from minikafka.metadata.delta import replay_all
 from minikafka.metadata.describe import describe
 from minikafka.metadata.image import MetadataImage
@@ -52,9 +51,7 @@ def metadata_records(processes, include_noops: bool = False) -> list[MetadataRec
     only to keep the log moving, are left out unless asked for.
     """
     def collect() -> list[MetadataRecordEntry]:
-        node = processes.active_controller_node() or next(
-            (processes.node(n) for n in processes.layout.node_ids
-             if processes.state(n) is NodeState.RUNNING), None)
+        node = processes.metadata_node()
         if node is None:
             raise RuntimeError("No node of the cluster is running")
         committed = node.raft.high_watermark or 0

@@ -183,17 +183,29 @@ class NodeProcesses:
         node = self.call(self.active_controller_node)
         return None if node is None else node.node_id
 
+    def metadata_node(self):
+        """Where the facade reads committed metadata: the active controller, else the first
+        running node (None when nothing runs).  Call it on the driver's thread."""
+        active = self.active_controller_node()
+        if active is not None:
+            return active
+        return next((self.node(n) for n in self.layout.node_ids if self.state(n) is NodeState.RUNNING), None)
+
+    @staticmethod
+    def image_of(node):
+        """The committed image a node holds: the controller's when it is active, else the broker's
+        (a controller-only node has only its controller's)."""
+        if node.controller is not None and (node.controller.is_active or node.broker is None):
+            return node.controller.committed_image
+        return node.broker.image
+
     def cluster_image(self):
         """The committed metadata as the active controller has it (else any running node's)."""
         def pick():
-            node = self.active_controller_node()
-            if node is not None:
-                return node.controller.committed_image
-            for node_id in self.layout.node_ids:
-                if self.state(node_id) is NodeState.RUNNING:
-                    node = self.node(node_id)
-                    return node.broker.image if node.broker else node.controller.committed_image
-            raise RuntimeError("No node of the cluster is running")
+            node = self.metadata_node()
+            if node is None:
+                raise RuntimeError("No node of the cluster is running")
+            return self.image_of(node)
         return self.call(pick)
 
     def is_ready(self) -> bool:

@@ -39,15 +39,8 @@ def log_bytes(directory: str) -> int:
 
 def _image_and_quorum(processes: NodeProcesses):
     active = processes.active_controller_node()
-    image = None
-    if active is not None:
-        image = active.controller.committed_image
-    else:
-        for node_id in processes.layout.node_ids:
-            if processes.state(node_id) is NodeState.RUNNING:
-                node = processes.node(node_id)
-                image = node.broker.image if node.broker else node.controller.committed_image
-                break
+    source = processes.metadata_node()
+    image = None if source is None else processes.image_of(source)
     epochs = [processes.node(c).raft.epoch for c in processes.layout.controllers
               if processes.state(c) is not NodeState.DEAD]
     quorum = QuorumSnapshot(
