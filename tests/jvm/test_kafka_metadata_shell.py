@@ -32,11 +32,31 @@ def cluster(kafka_classpath):
         yield running
 
 
-def shell(cluster: Cluster, *command: str) -> str:
+def shell(cluster: Cluster, command: str, path: str) -> str:
+    """What ``kafka-metadata-shell --snapshot <segment> cat|ls <path>`` prints once the whole segment is loaded.
+
+    Kafka's MetadataShell runs its command as soon as its MetadataLoader has applied anything past
+    offset 0 (``MetadataShell.waitUntilCaughtUp``) while the loader goes on reading the file, so a
+    command may see the image of only the first batches (4.3.1 printed ``0`` for a feature at level 2
+    that way, once in four runs).  Each run therefore shows ``/image/provenance`` first, in the same
+    command, and runs again until that image holds the segment's last record; the image only grows
+    while the command runs.  ``ls`` is asked as ``tree`` so that it can show the provenance too, and
+    the names are the tree's top-level entries.
+    """
     segment = cluster.node_data_dir(cluster.controller_ids[0]) / "__cluster_metadata-0" / "00000000000000000000.log"
-    result = run_kafka_tool("kafka-metadata-shell", ["--snapshot", str(segment), *command], quiet=True)
-    assert result.returncode == 0, result.stderr[-2000:]
-    return result.stdout
+    last = cluster.metadata_records(include_noops=True)[-1].offset
+    verb = {"cat": "cat", "ls": "tree"}[command]
+    for _ in range(10):
+        result = run_kafka_tool("kafka-metadata-shell", ["--snapshot", str(segment), verb, "/image/provenance", path],
+                                quiet=True)
+        assert result.returncode == 0, result.stderr[-2000:]
+        provenance, _, text = result.stdout.partition("\n")
+        if int(re.match(r"offset (\d+),", provenance).group(1)) >= last:
+            if command == "ls":
+                return "\n".join(line[:-1] for line in text.splitlines() if line.endswith(":")
+                                 and not line.startswith(" "))
+            return text
+    pytest.fail(f"kafka-metadata-shell never showed the whole segment (up to offset {last}): {provenance}")
 
 
 def test_the_shell_lists_the_sandboxs_topics_and_nodes(cluster):
