@@ -29,25 +29,31 @@ EndQuorumEpoch, after which the best follower campaigns first.  A shutting
 down leader stays Resigned, still answering votes, until it sees the new
 leader (or its shutdown timeout passes), as Kafka's does.
 
-How the work is divided (each part receives exactly what it uses):
+How the work is divided.  Kafka's ``KafkaRaftClient`` is one class; here each
+part is an object built by the client and given exactly what it uses, so its
+constructor is the list of its dependencies:
 
-* `KafkaRaftClient` (here) -- the public API, the poll loop and the node
-  plumbing: it owns the one poll timer, dispatches requests, sends requests
-  and routes their answers back, feeds the listeners, runs the shutdown;
-* `RaftPolls` -- what each epoch state does when polled, the requests it sends;
-* `RaftRequestHandlers` -- the answers to Vote, Begin/EndQuorumEpoch and
-  DescribeQuorum;
-* `LeaderFetches` -- the answers to Fetch and the long polls it parks;
-* `RaftResponseHandlers` -- what the answers to our requests change;
-* `RaftTransitions` -- every epoch-state change and its side effects.
+* `LeaderFetches` answers Fetch and owns the parked long polls
+  (uses: quorum state, log, purgatory, the node's ``reply``);
+* `RaftTransitions` makes every epoch-state change with its side effects and
+  holds the leader's accumulator (quorum state, log, request manager,
+  `LeaderFetches`, the node's ``emit``);
+* `RaftPolls` does what each epoch state does when polled and sends the
+  requests (quorum state, log, request manager, transitions, `LeaderFetches`,
+  the client's ``send``);
+* `RaftRequestHandlers` answers Vote, Begin/EndQuorumEpoch and DescribeQuorum
+  (quorum state, log, transitions);
+* `RaftResponseHandlers` acts on the answers to our requests (quorum state,
+  log, transitions, the node's ``rng`` and ``emit``).
 
-The client builds them in that order of dependency: transitions use
-`LeaderFetches`; polls and both handlers use the transitions; nothing
-calls back into the client except through the ``send`` and
+Each also takes the settings it reads (ids, cluster id, timeouts).  The
+client keeps the public API, the poll loop with its one timer, the dispatch
+of requests, ``send`` (the node's request plumbing: answers come back to the
+client, which passes them to `RaftResponseHandlers`), the listeners and the
+shutdown.  The parts reach the client only through the ``send`` and
 ``is_shutting_down`` functions it hands out.
 
-Mirrors ``org.apache.kafka.raft.KafkaRaftClient`` (Kafka 4.0), one class in
-Kafka.  Simplified:
+Mirrors ``org.apache.kafka.raft.KafkaRaftClient`` (Kafka 4.0).  Simplified:
 static voters, no snapshots, no byte limits; error answers back off
 ``controller.quorum.retry.backoff.ms`` (Kafka retries some at once); the
 long-poll wait (Kafka: 500 ms) is capped at half the fetch and request
@@ -109,7 +115,7 @@ class KafkaRaftClient:
                                   self.fetch_timeout_ms, node.rng)
         self.requests = RequestManager(sorted(self.voters - {self.node_id}),
                                        timing.ms("controller.quorum.retry.backoff.ms"), node.rng)
-        self.purgatory = FetchPurgatory()           # leader only: parked fetches
+        self.purgatory = FetchPurgatory()   # leader only; `LeaderFetches` parks and completes
         self._build_parts()
         self._listeners: list[ListenerContext] = []
         self._started = False          # start() ran: the quorum state is loaded
