@@ -29,6 +29,30 @@ EndQuorumEpoch, after which the best follower campaigns first.  A shutting
 down leader stays Resigned, still answering votes, until it sees the new
 leader (or its shutdown timeout passes), as Kafka's does.
 
+How the work is divided.  Kafka's ``KafkaRaftClient`` is one class; here each
+part is an object built by the client and given exactly what it uses, so its
+constructor is the list of its dependencies:
+
+* `LeaderFetches` answers Fetch and owns the parked long polls
+  (uses: quorum state, log, purgatory, the node's ``reply``);
+* `RaftTransitions` makes every epoch-state change with its side effects and
+  holds the leader's accumulator (quorum state, log, request manager,
+  `LeaderFetches`, the node's ``emit``);
+* `RaftPolls` does what each epoch state does when polled and sends the
+  requests (quorum state, log, request manager, transitions, `LeaderFetches`,
+  the client's ``send``);
+* `RaftRequestHandlers` answers Vote, Begin/EndQuorumEpoch and DescribeQuorum
+  (quorum state, log, transitions);
+* `RaftResponseHandlers` acts on the answers to our requests (quorum state,
+  log, transitions, the node's ``rng`` and ``emit``).
+
+Each also takes the settings it reads (ids, cluster id, timeouts).  The
+client keeps the public API, the poll loop with its one timer, the dispatch
+of requests, ``send`` (the node's request plumbing: answers come back to the
+client, which passes them to `RaftResponseHandlers`), the listeners and the
+shutdown.  The parts reach the client only through the ``send`` and
+``is_shutting_down`` functions it hands out.
+
 Mirrors ``org.apache.kafka.raft.KafkaRaftClient`` (Kafka 4.0).  Simplified:
 static voters, no snapshots, no byte limits; error answers back off
 ``controller.quorum.retry.backoff.ms`` (Kafka retries some at once); the
@@ -43,30 +67,31 @@ from typing import Any, Callable, Mapping, Sequence
 from minikafka.common.errors import Errors
 from minikafka.common.uuid import Uuid
 from minikafka.raft.batch_accumulator import BatchAccumulator
-from minikafka.raft.epoch_state import (CandidateState, FollowerState, ProspectiveState,
-                                        ResignedState, UnattachedState)
+from minikafka.raft.epoch_state import CandidateState, ResignedState
 from minikafka.raft.errors import NotLeaderException
 from minikafka.raft.fetch_purgatory import FetchPurgatory
+from minikafka.raft.leader_fetches import LeaderFetches
 from minikafka.raft.leader_state import LeaderState
 from minikafka.raft.listener_context import ListenerContext, RaftListener
-from minikafka.raft.messages import (BeginQuorumEpochRequest, DescribeQuorumNode,
-                                     DescribeQuorumRequest, DescribeQuorumResponse,
-                                     EndQuorumEpochRequest, FetchRequest, Listener, VoteRequest)
+from minikafka.raft.messages import (BeginQuorumEpochRequest, DescribeQuorumRequest,
+                                     DescribeQuorumResponse, EndQuorumEpochRequest, FetchRequest,
+                                     Listener, VoteRequest)
 from minikafka.raft.quorum_state import LeaderAndEpoch, QuorumState
 from minikafka.raft.quorum_state_store import QuorumStateStore
+from minikafka.raft.raft_polls import RaftPolls, earliest
 from minikafka.raft.raft_requests import RaftRequestHandlers
 from minikafka.raft.raft_responses import RaftResponseHandlers
 from minikafka.raft.raft_transitions import RaftTransitions
 from minikafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
 from minikafka.raft.request_manager import RequestManager
-from minikafka.runtime.node import Envelope, Node
+from minikafka.runtime.node import Envelope, Node, RequestTimedOut
 from minikafka.timing import TimingProfile
 
 MAX_FETCH_WAIT_MS = 500        # KafkaRaftClient.MAX_FETCH_WAIT_MS
 POLL_TIMER = ("raft", "poll")
 
 
-class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers):
+class KafkaRaftClient:
     """One replica of the KRaft quorum; the host node calls `start` then `handle_request`."""
 
     def __init__(self, node: Node, voters: Mapping[int, str], log: ReplicatedLog,
@@ -90,9 +115,10 @@ class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers
                                   self.fetch_timeout_ms, node.rng)
         self.requests = RequestManager(sorted(self.voters - {self.node_id}),
                                        timing.ms("controller.quorum.retry.backoff.ms"), node.rng)
-        self.purgatory = FetchPurgatory()           # leader only: parked fetches
-        self.accumulator: BatchAccumulator | None = None   # leader only: appends in linger
+        self.purgatory = FetchPurgatory()   # leader only; `LeaderFetches` parks and completes
+        self._build_parts()
         self._listeners: list[ListenerContext] = []
+        self._started = False          # start() ran: the quorum state is loaded
         self._shutting_down = False    # graceful shutdown requested
         self._shutdown_deadline: int | None = None   # give up waiting for a new leader then
         self._on_shutdown_complete: Callable[[bool], None] | None = None
@@ -100,11 +126,44 @@ class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers
         self._polling = False          # inside _poll (re-entrancy guard)
         self._repoll = False           # something changed during _poll: run it again
         self._wakeup_at: int | None = None   # deadline of the POLL_TIMER we set
-        self._handlers = {VoteRequest: self._handle_vote_request,
-                          BeginQuorumEpochRequest: self._handle_begin_quorum_epoch_request,
-                          EndQuorumEpochRequest: self._handle_end_quorum_epoch_request,
-                          FetchRequest: self._handle_fetch_request,
-                          DescribeQuorumRequest: self._handle_describe_quorum_request}
+
+    def _build_parts(self) -> None:
+        """The collaborators, each given what it uses (see the module docstring)."""
+        self.fetches = LeaderFetches(self.quorum, self.log, self.purgatory, reply=self.node.reply,
+                                     is_shutting_down=self._is_shutting_down,
+                                     node_id=self.node_id, cluster_id=self.cluster_id)
+        self.transitions = RaftTransitions(self.quorum, self.log, self.requests, self.fetches,
+                                           emit=self.node.emit, node_id=self.node_id,
+                                           voters=self.voters,
+                                           append_linger_ms=self.append_linger_ms)
+        self.polls = RaftPolls(self.quorum, self.log, self.requests, self.transitions,
+                               self.fetches, send=self._send,
+                               is_shutting_down=self._is_shutting_down, node_id=self.node_id,
+                               voters=self.voters, cluster_id=self.cluster_id,
+                               directory_id=self.directory_id,
+                               fetch_max_wait_ms=self.fetch_max_wait_ms)
+        self.request_handlers = RaftRequestHandlers(
+            self.quorum, self.log, self.transitions, node_id=self.node_id,
+            cluster_id=self.cluster_id, voter_endpoints=self.voter_endpoints,
+            election_backoff_max_ms=self.election_backoff_max_ms)
+        self.response_handlers = RaftResponseHandlers(
+            self.quorum, self.log, self.transitions, rng=self.node.rng, emit=self.node.emit,
+            election_backoff_max_ms=self.election_backoff_max_ms)
+        handlers = self.request_handlers
+        self._handlers: dict[type, Callable[[Envelope, int], Any]] = {
+            VoteRequest: handlers.handle_vote_request,
+            BeginQuorumEpochRequest: handlers.handle_begin_quorum_epoch_request,
+            EndQuorumEpochRequest: handlers.handle_end_quorum_epoch_request,
+            FetchRequest: self.fetches.handle_fetch_request,
+            DescribeQuorumRequest: handlers.handle_describe_quorum_request}
+
+    def _is_shutting_down(self) -> bool:
+        return self._shutting_down
+
+    @property
+    def accumulator(self) -> BatchAccumulator | None:
+        """The leader's appends in linger (None unless this replica leads)."""
+        return self.transitions.accumulator
 
     # ------------------------------------------------------------------ public API
     @property
@@ -139,14 +198,14 @@ class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers
         self.quorum.initialize(log_end, now)
         self._started = True
         if self.quorum.is_only_voter():
-            self._elect_only_voter(now)
+            self.transitions.elect_only_voter(now)
         elif isinstance(self.quorum.state, CandidateState):
-            self._after_transition(None, now)
+            self.transitions.after_transition(None, now)
         self._poll()
 
     def register_listener(self, listener: RaftListener) -> None:
         self._listeners.append(ListenerContext(listener, self.log.start_offset))
-        if getattr(self, "_started", False):
+        if self._started:
             self._poll()          # before start() the quorum state is not loaded yet
 
     def append(self, records: Sequence[Any], epoch: int) -> int:
@@ -202,8 +261,7 @@ class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers
         if not (timed_out or self.quorum.is_observer or self.quorum.is_only_voter()
                 or (leader is not None and leader != self.node_id)):
             return False
-        for parked in self.purgatory.take_all():
-            self.node.reply(parked.envelope, self._fetch_error(Errors.BROKER_NOT_AVAILABLE))
+        self.fetches.refuse_all(Errors.BROKER_NOT_AVAILABLE)
         self.stopped = True
         self.node.cancel(POLL_TIMER)
         if self._on_shutdown_complete is not None:
@@ -212,16 +270,7 @@ class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers
 
     def describe_quorum(self) -> DescribeQuorumResponse:
         """The leader's view of voters and observers (DescribeQuorum)."""
-        state = self.quorum.state
-        if not isinstance(state, LeaderState):
-            error = Errors.NOT_LEADER_OR_FOLLOWER
-            return DescribeQuorumResponse(error.code, error.message)
-        voters, observers = state.describe(self.node.now)
-        nodes = tuple(DescribeQuorumNode(v, (endpoint,))
-                      for v, endpoint in self.voter_endpoints.items())
-        return DescribeQuorumResponse(Errors.NONE.code, None, self.node_id, state.epoch,
-                                      -1 if state.high_watermark is None else state.high_watermark,
-                                      voters, observers, nodes)
+        return self.request_handlers.describe_quorum(self.node.now)
 
     def handle_request(self, envelope: Envelope) -> bool:
         """Answer a Raft request; False if ``envelope.body`` is not one (the host's then)."""
@@ -229,9 +278,33 @@ class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers
         if handler is None:
             return False
         if not self.stopped:
-            handler(envelope)
+            response = handler(envelope, self.node.now)
+            if response is not None:       # None: a Fetch parked until data or its wait ends
+                self.node.reply(envelope, response)
             self._poll()
         return True
+
+    # ------------------------------------------------------------------ our requests
+    def _send(self, destination: int, body: Any) -> None:
+        """One request to a peer; its answer (or time-out) comes back to `_on_response`."""
+        box: list[int] = []
+        correlation_id = self.node.send_request(
+            destination, body,
+            lambda response: self._on_response(destination, box[0], body, response),
+            self.request_timeout_ms)
+        box.append(correlation_id)
+        self.requests.on_request_sent(destination, correlation_id)
+
+    def _on_response(self, source: int, correlation_id: int, request: Any, response: Any) -> None:
+        if self.stopped:
+            return
+        now = self.node.now
+        if isinstance(response, RequestTimedOut):
+            self.requests.on_response(source, correlation_id, False, now)
+        elif self.requests.is_expected(source, correlation_id):
+            success = self.response_handlers.handle_response(source, request, response, now)
+            self.requests.on_response(source, correlation_id, success, now)
+        self._poll()
 
     # ------------------------------------------------------------------ the poll loop
     def _poll(self) -> None:
@@ -247,7 +320,7 @@ class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers
                 now = self.node.now
                 if self._maybe_complete_shutdown(now):
                     return
-                deadline = _earliest(self._poll_current_state(now), self._shutdown_deadline)
+                deadline = earliest(self.polls.poll_current_state(now), self._shutdown_deadline)
                 self._update_listeners()
                 if not self._repoll and (deadline is None or deadline > now):
                     break
@@ -275,20 +348,6 @@ class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers
         """Poll now: a deadline of the epoch state was moved from outside (the stepper)."""
         self._poll()
 
-    def _poll_current_state(self, now: int) -> int | None:
-        state = self.quorum.state
-        if isinstance(state, LeaderState):
-            return self._poll_leader(state, now)
-        if isinstance(state, CandidateState):
-            return self._poll_candidate(state, now)
-        if isinstance(state, ProspectiveState):
-            return self._poll_prospective(state, now)
-        if isinstance(state, FollowerState):
-            return self._poll_follower(state, now)
-        if isinstance(state, UnattachedState):
-            return self._poll_unattached(state, now)
-        return self._poll_resigned(state, now)
-
     def _update_listeners(self) -> None:
         state = self.quorum.state
         high_watermark = state.high_watermark
@@ -300,98 +359,3 @@ class KafkaRaftClient(RaftTransitions, RaftRequestHandlers, RaftResponseHandlers
                                                  state.epoch_start_offset)
             elif not isinstance(state, ResignedState):
                 context.maybe_fire_leader_change(self.quorum.leader_and_epoch)
-
-    # ------------------------------------------------------------------ per-state polls
-    def _poll_leader(self, state: LeaderState, now: int) -> int | None:
-        if self._shutting_down or state.resign_requested or state.check_quorum_expired(now):
-            reason = ("graceful shutdown" if self._shutting_down else
-                      "resignation requested" if state.resign_requested else
-                      f"did not receive fetch requests from a majority of the voters within "
-                      f"{state.check_quorum_timeout_ms} ms")
-            self._transition_to_resigned(state, reason, now)
-            return now
-        self._maybe_append_batches(state, now)
-        if now >= state.begin_quorum_epoch_deadline:
-            for voter in sorted(self.voters - {self.node_id}):
-                if self.requests.is_ready(voter, now):
-                    self._send(voter, BeginQuorumEpochRequest(self.cluster_id, self.node_id,
-                                                              state.epoch, voter))
-            state.reset_begin_quorum_epoch_timer(now)
-        for parked in self.purgatory.take_expired(now):
-            self.node.reply(parked.envelope, parked.empty_response)
-        return _earliest(state.check_quorum_deadline if len(self.voters) > 1 else None,
-                         state.begin_quorum_epoch_deadline, self.accumulator.drain_deadline,
-                         self.purgatory.next_deadline())
-
-    def _maybe_append_batches(self, state: LeaderState, now: int) -> None:
-        if self.accumulator is not None and self.accumulator.needs_drain(now):
-            records = self.accumulator.drain()
-            if records:
-                self.log.append_as_leader(records, state.epoch, now)
-            self.log.flush()
-            self._on_leader_end_offset(state, now)
-
-    # While shutting down, a replica stops campaigning on its own: it finishes what it is
-    # doing and waits for a leader (or the shutdown timeout), as Kafka's does.
-
-    def _poll_candidate(self, state: CandidateState, now: int) -> int | None:
-        if self._shutting_down:
-            return self._send_vote_requests(state, now, pre_vote=False)
-        if state.backoff_deadline is not None:
-            if now >= state.backoff_deadline:
-                self._transition_to_prospective(now)
-                return now
-            return state.backoff_deadline
-        if now >= state.election_deadline:
-            self._transition_to_prospective(now)
-            return now
-        return _earliest(self._send_vote_requests(state, now, pre_vote=False),
-                         state.election_deadline)
-
-    def _poll_prospective(self, state: ProspectiveState, now: int) -> int | None:
-        if self._shutting_down:
-            return self._send_vote_requests(state, now, pre_vote=True)
-        if state.epoch_election.is_vote_rejected() or now >= state.election_deadline:
-            if state.leader_id is not None:
-                self._transition_to_follower(state.epoch, state.leader_id, now)
-            else:
-                self._transition_to_unattached(state.epoch, now)
-            return now
-        return _earliest(self._send_vote_requests(state, now, pre_vote=True),
-                         state.election_deadline)
-
-    def _poll_follower(self, state: FollowerState, now: int) -> int | None:
-        if now >= state.fetch_deadline:
-            if self.quorum.is_observer:
-                return self._fetch_from_any_bootstrap(now)
-            if self._shutting_down:
-                return None
-            self._transition_to_prospective(now)
-            return now
-        return _earliest(self._fetch_from_leader(state, now), state.fetch_deadline)
-
-    def _poll_unattached(self, state: UnattachedState, now: int) -> int | None:
-        if state.election_deadline is None or self._shutting_down:
-            return self._fetch_from_any_bootstrap(now)
-        if now >= state.election_deadline:
-            self._transition_to_prospective(now)
-            return now
-        return _earliest(self._fetch_from_any_bootstrap(now), state.election_deadline)
-
-    def _poll_resigned(self, state: ResignedState, now: int) -> int | None:
-        pending = []
-        for voter in sorted(state.unacked_voters):
-            if self.requests.is_ready(voter, now):
-                self._send(voter, EndQuorumEpochRequest(self.cluster_id, self.node_id, state.epoch,
-                                                        state.preferred_successors))
-            pending.append(self.requests.ready_time(voter))
-        if self._shutting_down:
-            return _earliest(*pending)
-        if now >= state.election_deadline:
-            self._transition_to_unattached(state.epoch + 1, now)
-            return now
-        return _earliest(state.election_deadline, *pending)
-
-def _earliest(*deadlines: int | None) -> int | None:
-    present = [d for d in deadlines if d is not None]
-    return min(present) if present else None

@@ -1,88 +1,101 @@
-"""What happens around every state change of `KafkaRaftClient` (Kafka's ``onBecome*`` methods).
+"""`RaftTransitions`: every change of the epoch state, with what must happen around it.
 
 Theory of operation
 -------------------
-`QuorumState` changes the epoch state; these methods add the side effects:
-every change forgets the requests in flight (their answers no longer matter);
-a leader that steps down drops its pending appends, answers its parked
-fetches NOT_LEADER_OR_FOLLOWER and emits ``controller_resigned``; a new
-leader writes its LeaderChangeMessage control batch first thing in its epoch
-and emits ``controller_elected``; a lone voter elects itself at once.
+`QuorumState` changes the epoch state (and persists it); this object adds the
+side effects, so that every path to a new state -- a timer, a request, a
+response -- has the same ones:
 
-Mirrors ``transitionTo*`` / ``onBecome*`` of Kafka's ``KafkaRaftClient``; a
-mixin of `KafkaRaftClient`, split out only to keep modules short.
+* every change forgets the requests in flight (`RequestManager.reset_all`):
+  their answers no longer matter;
+* a leader that steps down drops its pending appends (the accumulator),
+  answers its parked fetches NOT_LEADER_OR_FOLLOWER (`LeaderFetches`) and
+  emits ``controller_resigned``;
+* a new leader writes its LeaderChangeMessage control batch first thing in
+  its epoch, opens an accumulator for appends and emits ``controller_elected``;
+* a lone voter elects itself at once.
+
+`maybe_transition` is the rule shared by requests and responses: adopt a
+newer epoch (following its leader if it names one), or the leader of our
+own epoch when we did not know it; a message contradicting the leader we
+know is a bug and raises.
+
+The leader's `BatchAccumulator` lives here because only transitions open and
+close it: `accumulator` is None unless this replica leads.
+
+Mirrors the ``transitionTo*``, ``onBecome*``, ``maybeTransition`` and
+``hasConsistentLeader`` methods of Kafka's ``KafkaRaftClient``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable
 
 from minikafka.common.errors import Errors
 from minikafka.raft.batch_accumulator import BatchAccumulator
 from minikafka.raft.epoch_state import CandidateState, ResignedState
+from minikafka.raft.leader_fetches import LeaderFetches
 from minikafka.raft.leader_state import LeaderState
-from minikafka.raft.replicated_log import LeaderChangeMessage
-
-if TYPE_CHECKING:
-    from minikafka.raft.kafka_raft_client import KafkaRaftClient
+from minikafka.raft.quorum_state import QuorumState
+from minikafka.raft.replicated_log import LeaderChangeMessage, ReplicatedLog
+from minikafka.raft.request_manager import RequestManager
 
 
 class RaftTransitions:
-    def _after_transition(self: "KafkaRaftClient",
-                          previous: Any, now: int, reason: str = "") -> None:
-        """Side effects of every state change (Kafka's ``onBecome*`` methods)."""
-        self.requests.reset_all()
-        if isinstance(previous, LeaderState):
-            self.accumulator = None
-            if not isinstance(self.quorum.state, ResignedState):
-                self._emit_resigned(previous, reason)
-            for parked in self.purgatory.take_all():
-                self.node.reply(parked.envelope, self._fetch_error(Errors.NOT_LEADER_OR_FOLLOWER))
-        state = self.quorum.state
-        if isinstance(state, CandidateState) and state.epoch_election.is_vote_granted():
-            self._become_leader(now)
+    """Moves the quorum state and applies the side effects of each move."""
 
-    def _transition_to_unattached(self: "KafkaRaftClient",
-                                  epoch: int, now: int, leader_id: int | None = None) -> None:
+    def __init__(self, quorum: QuorumState, log: ReplicatedLog, requests: RequestManager,
+                 fetches: LeaderFetches, *, emit: Callable[..., None], node_id: int,
+                 voters: frozenset[int], append_linger_ms: int):
+        self.quorum = quorum
+        self.log = log
+        self.requests = requests
+        self.fetches = fetches
+        self.emit = emit                       # the host node's cluster events
+        self.node_id = node_id
+        self.voters = voters
+        self.append_linger_ms = append_linger_ms
+        self.accumulator: BatchAccumulator | None = None   # leader only: appends in linger
+
+    # ------------------------------------------------------------------ the transitions
+    def to_unattached(self, epoch: int, now: int, leader_id: int | None = None) -> None:
         previous = self.quorum.state
         self.quorum.transition_to_unattached(epoch, now, leader_id)
-        self._after_transition(previous, now, f"a newer epoch {epoch} was discovered")
+        self.after_transition(previous, now, f"a newer epoch {epoch} was discovered")
 
-    def _transition_to_follower(self: "KafkaRaftClient",
-                                epoch: int, leader_id: int, now: int) -> None:
+    def to_follower(self, epoch: int, leader_id: int, now: int) -> None:
         previous = self.quorum.state
         self.quorum.transition_to_follower(epoch, leader_id, now)
-        self._after_transition(previous, now, f"controller {leader_id} leads epoch {epoch}")
+        self.after_transition(previous, now, f"controller {leader_id} leads epoch {epoch}")
 
-    def _transition_to_prospective(self: "KafkaRaftClient", now: int) -> None:
+    def to_prospective(self, now: int) -> None:
         previous = self.quorum.state
         self.quorum.transition_to_prospective(now)
-        self._after_transition(previous, now)
+        self.after_transition(previous, now)
         if self.quorum.state.epoch_election.is_vote_granted():   # a single voter needs nobody
-            self._transition_to_candidate(now)
+            self.to_candidate(now)
 
-    def _transition_to_candidate(self: "KafkaRaftClient", now: int) -> None:
+    def to_candidate(self, now: int) -> None:
         previous = self.quorum.state
         self.quorum.transition_to_candidate(now)
-        self._after_transition(previous, now)
+        self.after_transition(previous, now)
 
-    def _transition_to_resigned(self: "KafkaRaftClient",
-                                state: LeaderState, reason: str, now: int) -> None:
+    def to_resigned(self, state: LeaderState, reason: str, now: int) -> None:
         successors = state.non_leader_voters_by_descending_fetch_offset()
         self.quorum.transition_to_resigned(successors, now)
         self._emit_resigned(state, reason)
-        self._after_transition(state, now)
+        self.after_transition(state, now)
 
-    def _elect_only_voter(self: "KafkaRaftClient", now: int) -> None:
+    def elect_only_voter(self, now: int) -> None:
         state = self.quorum.state
         if isinstance(state, ResignedState):
-            self._transition_to_unattached(state.epoch + 1, now)
+            self.to_unattached(state.epoch + 1, now)
         if isinstance(self.quorum.state, CandidateState):
-            self._after_transition(None, now)
+            self.after_transition(None, now)
         elif not isinstance(self.quorum.state, LeaderState):
-            self._transition_to_prospective(now)
+            self.to_prospective(now)
 
-    def _become_leader(self: "KafkaRaftClient", now: int) -> None:
+    def become_leader(self, now: int) -> None:
         epoch_start_offset = self.log.end_offset
         state = self.quorum.transition_to_leader(epoch_start_offset, now)
         self.requests.reset_all()
@@ -92,19 +105,53 @@ class RaftTransitions:
         self.log.flush()
         self.accumulator = BatchAccumulator(state.epoch, self.log.end_offset, self.append_linger_ms)
         votes = ",".join(str(v) for v in state.granting_voters)
-        self.node.emit("controller_elected",
-                       f"controller {self.node_id} elected in epoch {state.epoch} "
-                       f"with votes from {votes}",
-                       epoch=state.epoch, leader=self.node_id, votes=list(state.granting_voters))
-        self._on_leader_end_offset(state, now)
+        self.emit("controller_elected",
+                  f"controller {self.node_id} elected in epoch {state.epoch} "
+                  f"with votes from {votes}",
+                  epoch=state.epoch, leader=self.node_id, votes=list(state.granting_voters))
+        self.fetches.on_leader_end_offset(state, now)
 
-    def _emit_resigned(self: "KafkaRaftClient", state: LeaderState, reason: str) -> None:
-        self.node.emit("controller_resigned",
-                       f"controller {self.node_id} resigned in epoch {state.epoch}: {reason}",
-                       epoch=state.epoch, leader=self.node_id, reason=reason)
+    # ------------------------------------------------------------------ side effects
+    def after_transition(self, previous: Any, now: int, reason: str = "") -> None:
+        """Side effects of every state change (Kafka's ``onBecome*`` methods)."""
+        self.requests.reset_all()
+        if isinstance(previous, LeaderState):
+            self.accumulator = None
+            if not isinstance(self.quorum.state, ResignedState):
+                self._emit_resigned(previous, reason)
+            self.fetches.refuse_all(Errors.NOT_LEADER_OR_FOLLOWER)
+        state = self.quorum.state
+        if isinstance(state, CandidateState) and state.epoch_election.is_vote_granted():
+            self.become_leader(now)
 
-    def _on_leader_end_offset(self: "KafkaRaftClient", state: LeaderState, now: int) -> None:
-        if state.update_local_state(self.log.end_offset):
-            self.log.update_high_watermark(state.high_watermark)
-        for parked in self.purgatory.take_satisfied(self.log.end_offset):
-            self.node.reply(parked.envelope, self._try_complete_fetch(parked.request, now))
+    def _emit_resigned(self, state: LeaderState, reason: str) -> None:
+        self.emit("controller_resigned",
+                  f"controller {self.node_id} resigned in epoch {state.epoch}: {reason}",
+                  epoch=state.epoch, leader=self.node_id, reason=reason)
+
+    # ------------------------------------------------------------------ news from a peer
+    def maybe_transition(self, leader: int | None, epoch: int, now: int) -> bool:
+        """Adopt a newer epoch, or the leader of ours; True if the state changed."""
+        if leader is not None and leader < 0:
+            leader = None
+        if not self._has_consistent_leader(epoch, leader):
+            raise RuntimeError(f"Received request or response with leader {leader} and epoch "
+                               f"{epoch} "
+                               f"which is inconsistent with current leader {self.quorum.leader_id} "
+                               f"and epoch {self.quorum.epoch}")
+        if epoch > self.quorum.epoch:
+            if leader is not None:
+                self.to_follower(epoch, leader, now)
+            else:
+                self.to_unattached(epoch, now)
+            return True
+        if leader is not None and self.quorum.leader_id is None:
+            self.to_follower(epoch, leader, now)
+            return True
+        return False
+
+    def _has_consistent_leader(self, epoch: int, leader: int | None) -> bool:
+        if leader is not None and leader == self.node_id:
+            return isinstance(self.quorum.state, (LeaderState, ResignedState))
+        return (epoch != self.quorum.epoch or leader is None or self.quorum.leader_id is None
+                or leader == self.quorum.leader_id)
