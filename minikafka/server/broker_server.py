@@ -42,7 +42,8 @@ from minikafka.server.broker_metadata_publisher import BrokerMetadataPublisher
 from minikafka.server.broker_metrics import register_broker_metrics
 from minikafka.server.group_coordinator_adapter import GroupCoordinatorAdapter
 from minikafka.server.producer_id_manager import ProducerIdManager
-from minikafka.server.replica_fetcher import ReplicaFetcherManager
+from minikafka.server.replica_fetcher import (ReplicaFetcherConfig, ReplicaFetcherManager,
+                                              ReplicationThrottle)
 from minikafka.server.replica_manager import ReplicaManager
 from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
 from minikafka.storage.log_manager import LogManager
@@ -66,12 +67,25 @@ class BrokerServer:
                                       rng=node.rng, emit=node.emit)
         previous_epoch = CleanShutdownFileHandler(data_dir).read() or -1
         self.publisher = BrokerMetadataPublisher(self, node.raft)
-        self.lifecycle = BrokerLifecycleManager(self, previous_epoch)
+        self.lifecycle = BrokerLifecycleManager(
+            node, broker_id=self.broker_id, cluster_id=self.cluster_id, timing=self.timing,
+            rack=self.config.rack, directory_id=self.directory_id,
+            active_controller_id=self.active_controller_id, metadata_offset=self.metadata_offset,
+            registration_listeners=self.registration_listeners,
+            supported_features=self.supported_features, previous_broker_epoch=previous_epoch)
         self.topic_stats = BrokerTopicStats(node.metrics)   # BrokerTopicMetrics: bytes/messages in and out
         self.replica_manager = ReplicaManager(self)
         self.replica_manager.isr_meters = register_broker_metrics(self, node.metrics)
-        self.replica_manager.fetcher_manager = ReplicaFetcherManager(self.replica_manager)
-        self.alter_partition_manager = AlterPartitionManager(self)
+        self.replica_manager.fetcher_manager = ReplicaFetcherManager(
+            node, broker_id=self.broker_id, broker_epoch=self.local_broker_epoch,
+            config=ReplicaFetcherConfig.from_broker(self.timing, self.config_int),
+            partitions=self.replica_manager.partitions, topic_stats=self.topic_stats,
+            throttle=ReplicationThrottle(self.broker_id, self.dynamic_broker_config,
+                                         self.topic_config_value))
+        self.alter_partition_manager = AlterPartitionManager(
+            node, broker_id=self.broker_id, timing=self.timing,
+            active_controller_id=self.active_controller_id, broker_epoch=self.local_broker_epoch,
+            broker_epoch_of=self.broker_epoch_of)
         self.producer_ids = ProducerIdManager(self)
         self.groups = GroupCoordinatorAdapter(self)
         self.auto_topic_creation = AutoTopicCreationManager(self)
@@ -158,6 +172,10 @@ class BrokerServer:
         if registration is None or registration.fenced or registration.in_controlled_shutdown:
             return False
         return broker_epoch < 0 or registration.epoch == broker_epoch
+
+    def local_broker_epoch(self) -> int:
+        """This broker's epoch from its current registration (-1 while unregistered)."""
+        return self.lifecycle.broker_epoch
 
     def broker_epoch_of(self, broker_id: int) -> int:
         if broker_id == self.broker_id:
