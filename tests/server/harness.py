@@ -11,7 +11,7 @@ latency) and runs every timer that falls due, in order, as a driver would.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import Any, Callable
 
@@ -21,13 +21,22 @@ from minikafka.controller.feature_control_manager import SUPPORTED_FEATURES_4_3
 from minikafka.controller.requests import (BrokerHeartbeatRequest, BrokerHeartbeatResponse,
                                            BrokerRegistrationRequest, BrokerRegistrationResponse,
                                            Feature, Listener)
+from minikafka.common.topic_partition import TopicPartition
+from minikafka.record.memory_records import SimpleRecord, build_batch
+from minikafka.record.record_batch import iter_batches
 from minikafka.runtime.node import Envelope, Node
 from minikafka.server.broker_lifecycle_manager import BrokerLifecycleManager
+from minikafka.server.fetch import FetchPartitionData, FetchPartitionRequest, FetchRequest, FetchResponse
+from minikafka.server.replica_fetcher import (ReplicaFetcherConfig, ReplicaFetcherManager,
+                                              ReplicationThrottle)
+from minikafka.storage.log_config import LogConfig
+from minikafka.storage.unified_log import UnifiedLog
 from minikafka.timing import KAFKA
 
 START = 1767225600000
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"
 CONTROLLER_ID = 3000
+LEADER_ID = 1
 # Fixed numbers for the tests (Kafka's defaults today), whatever the profiles become.
 TIMING = KAFKA.with_overrides({
     "broker.heartbeat.interval.ms": 2000,
@@ -159,3 +168,143 @@ class LifecycleHarness:
         self.controller.caught_up = True
         self.manager.start()
         self.tick(50)
+
+
+# ---------------------------------------------------------------------- the replica fetcher
+def stored_batch(base_offset: int, count: int, epoch: int, value: bytes = b"v" * 50) -> bytes:
+    """A batch as a leader stores it: offsets and leader epoch stamped."""
+    records = [SimpleRecord(value=value) for _ in range(count)]
+    return build_batch(records, base_offset=base_offset, partition_leader_epoch=epoch)
+
+
+def open_follower_log(tmp_path, tp: TopicPartition):
+    return UnifiedLog.load(str(tmp_path / f"{tp.topic}-{tp.partition}"), LogConfig(), START)
+
+
+@dataclass
+class FollowerPartition:
+    """What a fetcher reads of a hosted `Partition`: who leads, in which epoch, and the log."""
+
+    topic_partition: TopicPartition
+    log: Any
+    leader_id: int = LEADER_ID
+    leader_epoch: int = 1
+    topic_id: Uuid = Uuid(5, 5)
+    is_leader: bool = False
+
+
+@dataclass
+class LeaderPartition:
+    """The leader's side of one partition: its stored batches and offsets, or scripted answers."""
+
+    batches: list[bytes] = field(default_factory=list)
+    high_watermark: int = 0
+    log_start_offset: int = 0
+    script: list[FetchPartitionData] = field(default_factory=list)   # answered first, in order
+
+    def answer(self, part: FetchPartitionRequest) -> FetchPartitionData:
+        if self.script:
+            return replace(self.script.pop(0), topic=part.topic, partition=part.partition)
+        wanted = b"".join(b for b in self.batches
+                          if next(iter_batches(b)).base_offset >= part.fetch_offset)
+        return FetchPartitionData(part.topic, part.partition, Errors.NONE, self.high_watermark,
+                                  self.high_watermark, self.log_start_offset, wanted)
+
+
+class FakeLeader:
+    """A leader broker answering Fetch: at once when it has records or an error for a
+    partition, otherwise after the request's ``max_wait_ms`` (it does not wake early);
+    ``latency_ms`` more either way.  While ``silent`` it answers nothing."""
+
+    def __init__(self) -> None:
+        self.partitions: dict[TopicPartition, LeaderPartition] = {}
+        self.received: list[tuple[int, FetchRequest]] = []     # (time, request)
+        self.silent = False
+        self.latency_ms = 0
+
+    def handle(self, now: int, request: FetchRequest) -> tuple[int, FetchResponse] | None:
+        self.received.append((now, request))
+        if self.silent:
+            return None
+        data = tuple(self.partitions[TopicPartition(p.topic, p.partition)].answer(p)
+                     for p in request.partitions)
+        urgent = any(d.records or d.error is not Errors.NONE or d.diverging_epoch for d in data)
+        at = now + self.latency_ms + (0 if urgent else request.max_wait_ms)
+        return at, FetchResponse(data)
+
+    def fetched(self, tp: TopicPartition) -> list[tuple[int, FetchPartitionRequest]]:
+        """(time, partition request) for every fetch that asked for ``tp``."""
+        return [(at, p) for at, r in self.received for p in r.partitions
+                if (p.topic, p.partition) == (tp.topic, tp.partition)]
+
+
+class ReplicationBytes:
+    """Stands in for the broker's topic metrics: what the fetcher counted as ReplicationBytesIn."""
+
+    def __init__(self) -> None:
+        self.marked: list[tuple[int, int]] = []                 # (bytes, time)
+
+    def replication_bytes_in(self, size_bytes: int, now: int) -> None:
+        self.marked.append((size_bytes, now))
+
+
+class FetcherHarness:
+    """A `ReplicaFetcherManager` on broker 2's `FakeNode`, fetching from a `FakeLeader` (1)."""
+
+    def __init__(self, tmp_path, broker_id: int = 2, config: ReplicaFetcherConfig | None = None):
+        self.tmp_path = tmp_path
+        self.node = FakeNode(broker_id)
+        self.node.start(START)
+        self.leader = FakeLeader()
+        self.hosted: dict[TopicPartition, FollowerPartition] = {}
+        self.stats = ReplicationBytes()
+        self.broker_epoch = 7
+        self.broker_config: dict[str, str] = {}
+        self.topic_configs: dict[str, dict[str, str]] = {}
+        self.throttle = ReplicationThrottle(
+            broker_id, self.broker_config.get,
+            lambda topic, name: self.topic_configs.get(topic, {}).get(name))
+        self.config = config or ReplicaFetcherConfig.from_broker(TIMING, lambda name, default: default)
+        self.manager = ReplicaFetcherManager(
+            self.node, broker_id=broker_id, broker_epoch=lambda: self.broker_epoch,
+            config=self.config, partitions=self.hosted, topic_stats=self.stats,
+            throttle=self.throttle)
+        self._answers: list[tuple[int, int, Envelope, FetchResponse]] = []   # (at, seq, to, body)
+        self._seq = 0
+
+    def follow(self, tp: TopicPartition, leader_epoch: int = 1, **leader) -> FollowerPartition:
+        """Host ``tp`` as a follower of the fake leader, and start fetching it."""
+        self.leader.partitions[tp] = LeaderPartition(**leader)
+        partition = FollowerPartition(tp, open_follower_log(self.tmp_path, tp),
+                                      leader_epoch=leader_epoch)
+        self.hosted[tp] = partition
+        self.manager.add(partition)
+        return partition
+
+    def tick(self, ms: int = 0) -> None:
+        """Advance virtual time by ``ms``, delivering answers and running timers as they fall due."""
+        target = self.node.now + ms
+        while True:
+            self._send()
+            due = [d for d in (self.node.next_deadline(),
+                               self._answers[0][0] if self._answers else None) if d is not None]
+            if not due or min(due) > target:
+                break
+            at = max(min(due), self.node.now)
+            if self._answers and self._answers[0][0] <= at:
+                _, _, envelope, body = self._answers.pop(0)
+                self.node.now = at
+                answer(self.node, envelope, body)
+            else:
+                self.node.poll(at)
+        self.node.now = target
+
+    def _send(self) -> None:
+        envelopes, _ = self.node.drain()
+        for envelope in envelopes:
+            assert envelope.dst == LEADER_ID, envelope
+            answered = self.leader.handle(self.node.now, envelope.body)
+            if answered is not None:
+                self._seq += 1
+                self._answers.append((answered[0], self._seq, envelope, answered[1]))
+                self._answers.sort(key=lambda a: (a[0], a[1]))
