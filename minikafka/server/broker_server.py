@@ -74,7 +74,14 @@ class BrokerServer:
             registration_listeners=self.registration_listeners,
             supported_features=self.supported_features, previous_broker_epoch=previous_epoch)
         self.topic_stats = BrokerTopicStats(node.metrics)   # BrokerTopicMetrics: bytes/messages in and out
-        self.replica_manager = ReplicaManager(self)
+        self.alter_partition_manager = AlterPartitionManager(
+            node, broker_id=self.broker_id, timing=self.timing,
+            active_controller_id=self.active_controller_id, broker_epoch=self.local_broker_epoch,
+            broker_epoch_of=self.broker_epoch_of)
+        self.replica_manager = ReplicaManager(
+            node, broker_id=self.broker_id, log_manager=self.log_manager, timing=self.timing,
+            topic_stats=self.topic_stats, metadata=self, leadership=self,
+            alter_partition=self.alter_partition_manager.submit)
         self.replica_manager.isr_meters = register_broker_metrics(self, node.metrics)
         self.replica_manager.fetcher_manager = ReplicaFetcherManager(
             node, broker_id=self.broker_id, broker_epoch=self.local_broker_epoch,
@@ -82,10 +89,6 @@ class BrokerServer:
             partitions=self.replica_manager.partitions, topic_stats=self.topic_stats,
             throttle=ReplicationThrottle(self.broker_id, self.dynamic_broker_config,
                                          self.topic_config_value))
-        self.alter_partition_manager = AlterPartitionManager(
-            node, broker_id=self.broker_id, timing=self.timing,
-            active_controller_id=self.active_controller_id, broker_epoch=self.local_broker_epoch,
-            broker_epoch_of=self.broker_epoch_of)
         self.producer_ids = ProducerIdManager(self)
         self.groups = GroupCoordinatorAdapter(self)
         self.auto_topic_creation = AutoTopicCreationManager(self)
@@ -166,6 +169,10 @@ class BrokerServer:
     def partition_exists(self, tp: TopicPartition) -> bool:
         topic = self.image.topics.get_topic(tp.topic)
         return topic is not None and tp.partition in topic.partitions
+
+    def is_broker_fenced(self, broker_id: int) -> bool:
+        """Fenced, or not registered at all, in the current image."""
+        return self.image.is_fenced(broker_id)
 
     def is_broker_isr_eligible(self, broker_id: int, broker_epoch: int) -> bool:
         registration = self.image.cluster.broker(broker_id)
