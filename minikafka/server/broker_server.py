@@ -12,6 +12,14 @@ each API (``minikafka.network.handlers``) turns them into calls on these
 parts.  Requests only the controller can answer (CreateTopics...) are
 forwarded to the active controller, as KRaft brokers do.
 
+Each part is built here with the collaborators it uses, named in its
+constructor (the node, ids, settings, and small callables or a narrow
+protocol for what it asks of the broker), so its module says what it
+depends on and a test can build it alone.  The lifecycle, alter-partition,
+fetcher and replica managers work that way; the metadata publisher, group
+coordinator adapter, producer id and auto topic creation managers still
+take the whole `BrokerServer`.
+
 Start-up follows Kafka's order: load the logs (recovering after a crash),
 start the raft observer, register, catch up with the metadata log, then ask
 to be unfenced.  A clean shutdown is a controlled shutdown: the controller
@@ -74,6 +82,15 @@ class BrokerServer:
             registration_listeners=self.registration_listeners,
             supported_features=self.supported_features, previous_broker_epoch=previous_epoch)
         self.topic_stats = BrokerTopicStats(node.metrics)   # BrokerTopicMetrics: bytes/messages in and out
+        self._build_replication(node)
+        self.producer_ids = ProducerIdManager(self)
+        self.groups = GroupCoordinatorAdapter(self)
+        self.auto_topic_creation = AutoTopicCreationManager(self)
+        self.lifecycle.on_caught_up = self._on_caught_up
+        self.shutdown_callback: Callable[[], None] | None = None
+
+    def _build_replication(self, node: "KafkaNode") -> None:
+        """The replica manager and the parts it works with, each given what it uses."""
         self.alter_partition_manager = AlterPartitionManager(
             node, broker_id=self.broker_id, timing=self.timing,
             active_controller_id=self.active_controller_id, broker_epoch=self.local_broker_epoch,
@@ -89,11 +106,6 @@ class BrokerServer:
             partitions=self.replica_manager.partitions, topic_stats=self.topic_stats,
             throttle=ReplicationThrottle(self.broker_id, self.dynamic_broker_config,
                                          self.topic_config_value))
-        self.producer_ids = ProducerIdManager(self)
-        self.groups = GroupCoordinatorAdapter(self)
-        self.auto_topic_creation = AutoTopicCreationManager(self)
-        self.lifecycle.on_caught_up = self._on_caught_up
-        self.shutdown_callback: Callable[[], None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
