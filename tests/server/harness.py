@@ -4,8 +4,10 @@ Each manager in ``minikafka.server`` takes the node and a few named collaborator
 test can build one alone: `FakeNode` is the package's runtime `Node` (real timers, outbox
 and events) with the one extra attribute the managers read, and the `Fake*` peers answer
 what the node sends as a scripted controller or partition leader would.  A harness owns
-virtual time: ``tick(ms)`` delivers what the node sent, feeds the answers back (no
-latency) and runs every timer that falls due, in order, as a driver would.
+virtual time: ``tick(ms)`` delivers what the node sent, feeds the answers back (at
+once, or when the fake peer says: a `FakeLeader` parks an empty Fetch for its max wait)
+and runs every timer that falls due, in order, as a driver would.  Tests of Partition,
+ReplicaManager and AlterPartitionManager build their small fakes in their own files.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ from types import SimpleNamespace
 from typing import Any, Callable
 
 from minikafka.common.errors import Errors
+from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
 from minikafka.controller.feature_control_manager import SUPPORTED_FEATURES_4_3
 from minikafka.controller.requests import (BrokerHeartbeatRequest, BrokerHeartbeatResponse,
                                            BrokerRegistrationRequest, BrokerRegistrationResponse,
                                            Feature, Listener)
-from minikafka.common.topic_partition import TopicPartition
 from minikafka.record.memory_records import SimpleRecord, build_batch
 from minikafka.record.record_batch import iter_batches
 from minikafka.runtime.node import Envelope, Node
