@@ -15,6 +15,12 @@ Each ISR member is sent with its broker epoch (KIP-903), so a broker that
 restarted in the meantime cannot be let back in on the strength of a fetch
 made by its previous incarnation.
 
+What it depends on, all passed in by `BrokerServer`: the node (``now``,
+``schedule``, ``send_request``), the broker id, the timing profile (the
+request timeout), and three questions it asks the broker: who is the active
+controller, what is this broker's epoch, and what is the epoch of another
+broker (from the metadata image).
+
 Mirrors ``kafka.server.DefaultAlterPartitionManager``.  Simplified: results
 travel as tuples ``(error, leader_id, leader_epoch, isr, partition_epoch)``.
 """
@@ -22,7 +28,7 @@ travel as tuples ``(error, leader_id, leader_epoch, isr, partition_epoch)``.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Protocol
 
 from minikafka.common.errors import Errors
 from minikafka.common.topic_partition import TopicPartition
@@ -31,17 +37,33 @@ from minikafka.controller.requests import (AlterPartitionPartitionData, AlterPar
                                            BrokerState)
 
 if TYPE_CHECKING:
-    from minikafka.server.broker_server import BrokerServer
     from minikafka.server.partition import Partition
+    from minikafka.timing import TimingProfile
+
+
+class ControllerChannelNode(Protocol):
+    """The parts of the node the manager uses (`KafkaNode` has them all)."""
+
+    now: int
+
+    def schedule(self, key: Hashable, at_ms: int, fn: Callable[[], None]) -> None: ...
+
+    def send_request(self, dst: int, body: Any, callback: Callable[[Any], None],
+                     timeout_ms: int) -> int: ...
 
 
 class AlterPartitionManager:
-    def __init__(self, broker: "BrokerServer"):
-        self.broker = broker
-        self.node = broker.node
+    def __init__(self, node: ControllerChannelNode, *, broker_id: int, timing: "TimingProfile",
+                 active_controller_id: Callable[[], int | None], broker_epoch: Callable[[], int],
+                 broker_epoch_of: Callable[[int], int]):
+        self.node = node
+        self.broker_id = broker_id
+        self.active_controller_id = active_controller_id   # None while no leader is known
+        self.broker_epoch = broker_epoch                   # ours, sent with the request
+        self.broker_epoch_of = broker_epoch_of             # any broker's, for each ISR member
         self.queued: "OrderedDict[TopicPartition, tuple]" = OrderedDict()  # waiting to be sent
         self.in_flight = False
-        self.timeout_ms = broker.timing.ms("controller.quorum.request.timeout.ms")
+        self.timeout_ms = timing.ms("controller.quorum.request.timeout.ms")
 
     def submit(self, partition: "Partition", new_isr: tuple[int, ...],
                callback: Callable[[object], None]) -> None:
@@ -51,7 +73,7 @@ class AlterPartitionManager:
     def _maybe_send(self) -> None:
         if self.in_flight or not self.queued:
             return
-        controller = self.broker.active_controller_id()
+        controller = self.active_controller_id()
         if controller is None:
             self.node.schedule(("alter-partition", "retry"), self.node.now + 50, self._maybe_send)
             return
@@ -65,12 +87,12 @@ class AlterPartitionManager:
     def _build(self, items) -> AlterPartitionRequest:
         by_topic: dict = {}
         for tp, (partition, new_isr, _) in items.items():
-            states = tuple(BrokerState(b, self.broker.broker_epoch_of(b)) for b in new_isr)
+            states = tuple(BrokerState(b, self.broker_epoch_of(b)) for b in new_isr)
             by_topic.setdefault(partition.topic_id, []).append(AlterPartitionPartitionData(
                 tp.partition, partition.leader_epoch, states, partition.partition_epoch))
         topics = tuple(AlterPartitionTopicData(topic_id, tuple(parts))
                        for topic_id, parts in by_topic.items())
-        return AlterPartitionRequest(self.broker.broker_id, self.broker.lifecycle.broker_epoch, topics)
+        return AlterPartitionRequest(self.broker_id, self.broker_epoch(), topics)
 
     def _on_response(self, items, response) -> None:
         self.in_flight = False

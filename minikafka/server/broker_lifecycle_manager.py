@@ -20,6 +20,14 @@ States, as Kafka names them: NOT_RUNNING -> STARTING (registering) ->
 RECOVERY (registered, fenced, catching up) -> RUNNING (unfenced) ->
 PENDING_CONTROLLED_SHUTDOWN -> SHUTTING_DOWN.
 
+What it depends on, all passed in by `BrokerServer`: the node (``now``,
+``schedule``, ``send_request``, ``emit``, and ``rng`` plus ``metadata_log``
+for the incarnation id), the broker's id, the cluster id, the timing profile,
+what it registers with (listeners, supported features, rack, directory id)
+and two questions it asks the broker: who is the active controller, and how
+far has the metadata log been replayed.  It tells the broker back through two
+optional callbacks: ``on_caught_up`` and ``on_shutdown_granted``.
+
 Mirrors ``kafka.server.BrokerLifecycleManager``.  Simplified: the controller
 is found through the KRaft observer's view of the quorum leader.
 """
@@ -27,7 +35,8 @@ is found through the KRaft observer's view of the quorum leader.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Callable
+import random
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Protocol
 
 from minikafka.common.errors import Errors
 from minikafka.common.uuid import Uuid
@@ -35,12 +44,30 @@ from minikafka.controller.requests import (BrokerHeartbeatRequest, BrokerHeartbe
                                            BrokerRegistrationRequest, BrokerRegistrationResponse)
 
 if TYPE_CHECKING:
-    from minikafka.server.broker_server import BrokerServer
+    from minikafka.controller.requests import Feature, Listener
+    from minikafka.timing import TimingProfile
 
 RECOVERY_HEARTBEAT_MS = 10        # how soon to heartbeat again while catching up
 
 
-def new_incarnation_id(node) -> Uuid:
+class LifecycleNode(Protocol):
+    """The parts of the node the lifecycle manager uses (`KafkaNode` has them all)."""
+
+    now: int
+    rng: random.Random
+
+    @property
+    def metadata_log(self) -> Any: ...            # only its ``end_offset``, for the incarnation id
+
+    def schedule(self, key: Hashable, at_ms: int, fn: Callable[[], None]) -> None: ...
+
+    def send_request(self, dst: int, body: Any, callback: Callable[[Any], None],
+                     timeout_ms: int) -> int: ...
+
+    def emit(self, kind: str, text: str, **data: Any) -> None: ...
+
+
+def new_incarnation_id(node: LifecycleNode) -> Uuid:
     """A fresh id for this process start.
 
     Kafka draws a random Uuid.  The sandbox draws it from the node's seeded RNG
@@ -48,7 +75,6 @@ def new_incarnation_id(node) -> Uuid:
     again on the same directory (even by a new `Cluster` with the same seed)
     never presents the incarnation id of its previous life.
     """
-    import random
     found = node.metadata_log.end_offset
     return Uuid.random(random.Random(f"{node.rng.getrandbits(64)}:{found}"))
 
@@ -63,9 +89,22 @@ class BrokerState(enum.Enum):
 
 
 class BrokerLifecycleManager:
-    def __init__(self, broker: "BrokerServer", previous_broker_epoch: int = -1):
-        self.broker = broker
-        self.node = broker.node
+    def __init__(self, node: LifecycleNode, *, broker_id: int, cluster_id: str,
+                 timing: "TimingProfile", rack: str | None, directory_id: Uuid,
+                 active_controller_id: Callable[[], int | None],
+                 metadata_offset: Callable[[], int],
+                 registration_listeners: Callable[[], tuple["Listener", ...]],
+                 supported_features: Callable[[], tuple["Feature", ...]],
+                 previous_broker_epoch: int = -1):
+        self.node = node
+        self.broker_id = broker_id
+        self.cluster_id = cluster_id
+        self.rack = rack
+        self.directory_id = directory_id
+        self.active_controller_id = active_controller_id      # None while no leader is known
+        self.metadata_offset = metadata_offset                # how far the broker replayed metadata
+        self.registration_listeners = registration_listeners
+        self.supported_features = supported_features
         self.state = BrokerState.NOT_RUNNING
         self.incarnation_id = new_incarnation_id(self.node)   # new for every process start
         self.broker_epoch = -1                     # from the controller's RegisterBrokerRecord
@@ -75,7 +114,6 @@ class BrokerLifecycleManager:
         self.want_shut_down = False
         self.on_caught_up: Callable[[], None] | None = None
         self.on_shutdown_granted: Callable[[], None] | None = None
-        timing = broker.timing
         self.heartbeat_interval_ms = timing.ms("broker.heartbeat.interval.ms")
         self.timeout_ms = timing.ms("controller.quorum.request.timeout.ms")
         self.in_flight = False
@@ -102,7 +140,7 @@ class BrokerLifecycleManager:
     def _communicate(self) -> None:
         if self.in_flight or self.state in (BrokerState.SHUTTING_DOWN, BrokerState.NOT_RUNNING):
             return
-        controller = self.broker.active_controller_id()
+        controller = self.active_controller_id()
         if controller is None:
             self._schedule(20)
             return
@@ -115,17 +153,17 @@ class BrokerLifecycleManager:
             # (KIP-1066), as Kafka's do after its initial catch-up; the sandbox's one directory
             # is never cordoned.
             request = BrokerHeartbeatRequest(
-                self.broker.broker_id, self.broker_epoch, self.broker.metadata_offset(),
+                self.broker_id, self.broker_epoch, self.metadata_offset(),
                 want_fence=not self.ready_to_unfence, want_shut_down=self.want_shut_down,
                 cordoned_log_dirs=() if self.caught_up else None)
             self.node.send_request(controller, request, self._on_heartbeat, self.timeout_ms)
 
     def _registration(self) -> BrokerRegistrationRequest:
         return BrokerRegistrationRequest(
-            broker_id=self.broker.broker_id, cluster_id=self.broker.cluster_id,
-            incarnation_id=self.incarnation_id, listeners=self.broker.registration_listeners(),
-            features=self.broker.supported_features(), rack=self.broker.config.rack,
-            log_dirs=(self.broker.directory_id,), previous_broker_epoch=self.previous_broker_epoch)
+            broker_id=self.broker_id, cluster_id=self.cluster_id,
+            incarnation_id=self.incarnation_id, listeners=self.registration_listeners(),
+            features=self.supported_features(), rack=self.rack,
+            log_dirs=(self.directory_id,), previous_broker_epoch=self.previous_broker_epoch)
 
     def _on_registration(self, response) -> None:
         self.in_flight = False
@@ -166,8 +204,8 @@ class BrokerLifecycleManager:
             if not self.started:
                 # Kafka's BrokerServer enables request processing at the first unfencing
                 self.started = True
-                self.node.emit("broker_started", f"broker {self.broker.broker_id} is unfenced and "
-                                                 f"serves client requests", broker=self.broker.broker_id)
+                self.node.emit("broker_started", f"broker {self.broker_id} is unfenced and "
+                                                 f"serves client requests", broker=self.broker_id)
         elif response.is_fenced and self.state is BrokerState.RUNNING:
             self.state = BrokerState.RECOVERY
         delay = self.heartbeat_interval_ms

@@ -12,6 +12,14 @@ each API (``minikafka.network.handlers``) turns them into calls on these
 parts.  Requests only the controller can answer (CreateTopics...) are
 forwarded to the active controller, as KRaft brokers do.
 
+Each part is built here with the collaborators it uses, named in its
+constructor (the node, ids, settings, and small callables or a narrow
+protocol for what it asks of the broker), so its module says what it
+depends on and a test can build it alone.  The lifecycle, alter-partition,
+fetcher and replica managers work that way; the metadata publisher, group
+coordinator adapter, producer id and auto topic creation managers still
+take the whole `BrokerServer`.
+
 Start-up follows Kafka's order: load the logs (recovering after a crash),
 start the raft observer, register, catch up with the metadata log, then ask
 to be unfenced.  A clean shutdown is a controlled shutdown: the controller
@@ -42,7 +50,8 @@ from minikafka.server.broker_metadata_publisher import BrokerMetadataPublisher
 from minikafka.server.broker_metrics import register_broker_metrics
 from minikafka.server.group_coordinator_adapter import GroupCoordinatorAdapter
 from minikafka.server.producer_id_manager import ProducerIdManager
-from minikafka.server.replica_fetcher import ReplicaFetcherManager
+from minikafka.server.replica_fetcher import (ReplicaFetcherConfig, ReplicaFetcherManager,
+                                              ReplicationThrottle)
 from minikafka.server.replica_manager import ReplicaManager
 from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
 from minikafka.storage.log_manager import LogManager
@@ -66,17 +75,37 @@ class BrokerServer:
                                       rng=node.rng, emit=node.emit)
         previous_epoch = CleanShutdownFileHandler(data_dir).read() or -1
         self.publisher = BrokerMetadataPublisher(self, node.raft)
-        self.lifecycle = BrokerLifecycleManager(self, previous_epoch)
+        self.lifecycle = BrokerLifecycleManager(
+            node, broker_id=self.broker_id, cluster_id=self.cluster_id, timing=self.timing,
+            rack=self.config.rack, directory_id=self.directory_id,
+            active_controller_id=self.active_controller_id, metadata_offset=self.metadata_offset,
+            registration_listeners=self.registration_listeners,
+            supported_features=self.supported_features, previous_broker_epoch=previous_epoch)
         self.topic_stats = BrokerTopicStats(node.metrics)   # BrokerTopicMetrics: bytes/messages in and out
-        self.replica_manager = ReplicaManager(self)
-        self.replica_manager.isr_meters = register_broker_metrics(self, node.metrics)
-        self.replica_manager.fetcher_manager = ReplicaFetcherManager(self.replica_manager)
-        self.alter_partition_manager = AlterPartitionManager(self)
+        self._build_replication(node)
         self.producer_ids = ProducerIdManager(self)
         self.groups = GroupCoordinatorAdapter(self)
         self.auto_topic_creation = AutoTopicCreationManager(self)
         self.lifecycle.on_caught_up = self._on_caught_up
         self.shutdown_callback: Callable[[], None] | None = None
+
+    def _build_replication(self, node: "KafkaNode") -> None:
+        """The replica manager and the parts it works with, each given what it uses."""
+        self.alter_partition_manager = AlterPartitionManager(
+            node, broker_id=self.broker_id, timing=self.timing,
+            active_controller_id=self.active_controller_id, broker_epoch=self.local_broker_epoch,
+            broker_epoch_of=self.broker_epoch_of)
+        self.replica_manager = ReplicaManager(
+            node, broker_id=self.broker_id, log_manager=self.log_manager, timing=self.timing,
+            topic_stats=self.topic_stats, metadata=self, leadership=self,
+            alter_partition=self.alter_partition_manager.submit)
+        self.replica_manager.isr_meters = register_broker_metrics(self, node.metrics)
+        self.replica_manager.fetcher_manager = ReplicaFetcherManager(
+            node, broker_id=self.broker_id, broker_epoch=self.local_broker_epoch,
+            config=ReplicaFetcherConfig.from_broker(self.timing, self.config_int),
+            partitions=self.replica_manager.partitions, topic_stats=self.topic_stats,
+            throttle=ReplicationThrottle(self.broker_id, self.dynamic_broker_config,
+                                         self.topic_config_value))
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -153,11 +182,19 @@ class BrokerServer:
         topic = self.image.topics.get_topic(tp.topic)
         return topic is not None and tp.partition in topic.partitions
 
+    def is_broker_fenced(self, broker_id: int) -> bool:
+        """Fenced, or not registered at all, in the current image."""
+        return self.image.is_fenced(broker_id)
+
     def is_broker_isr_eligible(self, broker_id: int, broker_epoch: int) -> bool:
         registration = self.image.cluster.broker(broker_id)
         if registration is None or registration.fenced or registration.in_controlled_shutdown:
             return False
         return broker_epoch < 0 or registration.epoch == broker_epoch
+
+    def local_broker_epoch(self) -> int:
+        """This broker's epoch from its current registration (-1 while unregistered)."""
+        return self.lifecycle.broker_epoch
 
     def broker_epoch_of(self, broker_id: int) -> int:
         if broker_id == self.broker_id:

@@ -31,6 +31,11 @@ The leader of a partition owns three decisions:
 
 A follower only appends what its fetcher brings and copies the leader's HW.
 
+What it depends on: its host, the `ReplicaManager`, seen through the narrow
+`PartitionHost` (the broker id and clock, the log to create, whether another
+broker is alive or ISR-eligible, the AlterPartition channel, the ISR change
+meters, event notes, and a hook for a high watermark that moved).
+
 Mirrors ``kafka.cluster.Partition`` and ``kafka.cluster.Replica``.
 Simplified: one log directory, no future replicas (AlterReplicaLogDirs moves
 are instantaneous), the ISR is checked on a timer like Kafka's
@@ -40,7 +45,7 @@ are instantaneous), the ISR is checked on a timer like Kafka's
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from minikafka.common.errors import (Errors, KafkaException, NotEnoughReplicasException,
                                      OffsetOutOfRangeException, PolicyViolationException,
@@ -55,7 +60,6 @@ from minikafka.storage.log_append_info import LogAppendInfo
 
 if TYPE_CHECKING:
     from minikafka.metadata.partition_registration import PartitionRegistration
-    from minikafka.server.replica_manager import ReplicaManager
     from minikafka.storage.unified_log import UnifiedLog
 
 UNKNOWN_OFFSET = -1
@@ -103,10 +107,33 @@ class PendingIsrChange:
     removing: frozenset[int]
 
 
+class PartitionHost(Protocol):
+    """What a `Partition` asks of the `ReplicaManager` that hosts it."""
+
+    broker_id: int
+    isr_meters: Any                                 # IsrShrinks/Expands/FailedIsrUpdates meters, or None
+
+    @property
+    def now(self) -> int: ...
+
+    def get_or_create_log(self, partition: "Partition", now: int) -> "UnifiedLog": ...
+
+    def is_broker_alive(self, broker_id: int) -> bool: ...
+
+    def is_replica_isr_eligible(self, broker_id: int, broker_epoch: int) -> bool: ...
+
+    def alter_partition(self, partition: "Partition", new_isr: tuple[int, ...],
+                        callback: Callable[[object], None]) -> None: ...
+
+    def on_high_watermark_advanced(self, partition: "Partition") -> None: ...
+
+    def emit(self, kind: str, text: str, **data: Any) -> None: ...
+
+
 class Partition:
-    def __init__(self, tp: TopicPartition, manager: "ReplicaManager"):
+    def __init__(self, tp: TopicPartition, manager: PartitionHost):
         self.topic_partition = tp
-        self.manager = manager                      # our ReplicaManager (node, logs, controller link)
+        self.manager = manager                      # our ReplicaManager, as a PartitionHost
         self.broker_id = manager.broker_id
         self.topic_id: Uuid = Uuid.ZERO
         self.log: "UnifiedLog | None" = None
@@ -384,7 +411,7 @@ class Partition:
         if not self.manager.is_replica_isr_eligible(replica_id, state.broker_epoch):
             return
         new_isr = isr_set(self.isr + (replica_id,))
-        self.manager.node.emit(
+        self.manager.emit(
             "isr_expand", f"[Partition {self.topic_partition} broker={self.broker_id}] Expanding ISR "
             f"from {_ids(self.isr)} to {_ids(new_isr)}: broker {replica_id} caught up to the high "
             f"watermark ({state.log_end_offset} >= {self.log.high_watermark})",
@@ -413,7 +440,7 @@ class Partition:
                                for r in lagging)
         behind = ", ".join(f"broker {r} for {now - self.remote[r].last_caught_up_time_ms} ms"
                            for r in lagging)
-        self.manager.node.emit(
+        self.manager.emit(
             "isr_shrink", f"[Partition {self.topic_partition} broker={self.broker_id}] Shrinking ISR "
             f"from {_ids(self.isr)} to {_ids(new_isr)}. Leader: (highWatermark: "
             f"{self.log.high_watermark}, endOffset: {self.log.log_end_offset}). Out of sync "

@@ -20,6 +20,17 @@ The ISR is checked every ``replica.lag.time.max.ms / 2`` (Kafka's
 ``isr-expiration`` task); ISR changes go to the active controller as
 AlterPartition requests (`AlterPartitionManager`).
 
+What it depends on, all passed in by `BrokerServer`: the node (``now``,
+``schedule``, ``emit``), the broker id, the `LogManager`, the timing profile
+(``replica.lag.time.max.ms``), the broker's topic metrics, the broker's view
+of the metadata (`ReplicaMetadata`: does a partition exist, is a broker
+fenced or eligible for the ISR, a topic's log config), a `LeadershipListener`
+told when this broker starts or stops leading a partition (the group
+coordinator loads and unloads ``__consumer_offsets`` partitions), and the
+`AlterPartitionManager`'s ``submit``.  `BrokerServer` sets two more after
+construction: the `ReplicaFetcherManager` (built on this manager's partition
+map) and the ISR change meters.
+
 Mirrors ``kafka.server.ReplicaManager``.  Simplified: one log directory;
 DeleteRecords completes when the leader has moved its log start offset (no
 wait for the followers' low watermark); no quotas except the replication
@@ -29,7 +40,7 @@ throttle in the fetcher.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Protocol
 
 from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic_partition import TopicPartition
@@ -41,7 +52,10 @@ from minikafka.server.partition import Partition
 from minikafka.storage.fetch_data_info import FetchIsolation
 
 if TYPE_CHECKING:
-    from minikafka.server.broker_server import BrokerServer
+    from minikafka.metrics.broker_topic_stats import BrokerTopicStats
+    from minikafka.storage.log_config import LogConfig
+    from minikafka.storage.log_manager import LogManager
+    from minikafka.timing import TimingProfile
 
 INTERNAL_TOPICS = {"__consumer_offsets", "__transaction_state", "__share_group_state"}
 
@@ -72,24 +86,66 @@ class DeleteRecordsResult:
     low_watermark: int = -1                           # smallest log start offset among alive replicas
 
 
+class ReplicaNode(Protocol):
+    """The parts of the node the replica manager and its partitions use."""
+
+    now: int
+
+    def schedule(self, key: Hashable, at_ms: int, fn: Callable[[], None]) -> None: ...
+
+    def emit(self, kind: str, text: str, **data: Any) -> None: ...
+
+
+class ReplicaMetadata(Protocol):
+    """What the replica manager asks of the broker's current metadata image."""
+
+    def partition_exists(self, tp: TopicPartition) -> bool: ...
+
+    def is_broker_isr_eligible(self, broker_id: int, broker_epoch: int) -> bool: ...
+
+    def is_broker_fenced(self, broker_id: int) -> bool: ...
+
+    def log_config_for(self, topic: str) -> "LogConfig": ...
+
+
+class LeadershipListener(Protocol):
+    """Told when this broker starts or stops leading a partition."""
+
+    def on_became_leader(self, partition: Partition) -> None: ...
+
+    def on_resigned_leader(self, partition: Partition) -> None: ...
+
+
+AlterPartition = Callable[[Partition, tuple[int, ...], Callable[[object], None]], None]
+
+
 class ReplicaManager:
-    def __init__(self, broker: "BrokerServer"):
-        self.broker = broker                          # the BrokerServer (node, logs, metadata, lifecycle)
-        self.node = broker.node
-        self.broker_id = broker.broker_id
-        self.log_manager = broker.log_manager
+    def __init__(self, node: ReplicaNode, *, broker_id: int, log_manager: "LogManager",
+                 timing: "TimingProfile", topic_stats: "BrokerTopicStats",
+                 metadata: ReplicaMetadata, leadership: LeadershipListener,
+                 alter_partition: AlterPartition):
+        self.node = node
+        self.broker_id = broker_id
+        self.log_manager = log_manager
+        self.metadata = metadata
+        self.leadership = leadership
+        self.submit_isr_change = alter_partition      # the AlterPartitionManager's submit
         self.partitions: dict[TopicPartition, Partition] = {}
         self.produce_purgatory = DelayedOperationPurgatory("Produce", self.node)
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", self.node)
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", self.node)
-        self.max_lag_ms = broker.timing.ms("replica.lag.time.max.ms")
-        self.fetcher_manager = None                   # set by BrokerServer (needs this object)
-        self.topic_stats = broker.topic_stats         # BrokerTopicMetrics meters (bytes, messages)
+        self.max_lag_ms = timing.ms("replica.lag.time.max.ms")
+        self.fetcher_manager = None                   # set by BrokerServer (needs our partitions)
+        self.topic_stats = topic_stats                # BrokerTopicMetrics meters (bytes, messages)
         self.isr_meters = None                        # IsrShrinks/Expands meters, set by BrokerServer
 
     @property
     def now(self) -> int:
         return self.node.now
+
+    def emit(self, kind: str, text: str, **data: Any) -> None:
+        """Note a cluster event (for our partitions' ISR changes)."""
+        self.node.emit(kind, text, **data)
 
     def start(self) -> None:
         self._schedule_isr_expiration()
@@ -104,14 +160,14 @@ class ReplicaManager:
             partition = self._get_or_create_partition(tp)
             self.fetcher_manager.remove(tp)
             partition.make_leader(info.partition, info.topic_id, now)
-            self.broker.on_became_leader(partition)
+            self.leadership.on_became_leader(partition)
             self._wake(tp)
         for tp, info in changes.followers.items():
             partition = self._get_or_create_partition(tp)
             was_leader = partition.is_leader
             restart = partition.make_follower(info.partition, info.topic_id, now)
             if was_leader:
-                self.broker.on_resigned_leader(partition)
+                self.leadership.on_resigned_leader(partition)
             if partition.leader_id < 0:
                 self.fetcher_manager.remove(tp)
             elif restart or not self.fetcher_manager.is_fetching(tp):
@@ -128,7 +184,7 @@ class ReplicaManager:
         self.fetcher_manager.remove(tp)
         partition = self.partitions.pop(tp, None)
         if partition is not None and partition.is_leader:
-            self.broker.on_resigned_leader(partition)
+            self.leadership.on_resigned_leader(partition)
         if partition is not None:
             partition.leader_id = -1
         if delete:
@@ -140,7 +196,7 @@ class ReplicaManager:
     def get_or_create_log(self, partition: Partition, now: int):
         if partition.log is None:
             tp = partition.topic_partition
-            self.log_manager.topic_configs.setdefault(tp.topic, self.broker.log_config_for(tp.topic))
+            self.log_manager.topic_configs.setdefault(tp.topic, self.metadata.log_config_for(tp.topic))
             partition.log = self.log_manager.get_or_create_log(tp, now, topic_id=partition.topic_id)
         return partition.log
 
@@ -176,7 +232,7 @@ class ReplicaManager:
             return None
         partition = self.partitions.get(tp)
         if partition is None:
-            result.error = (Errors.NOT_LEADER_OR_FOLLOWER if self.broker.partition_exists(tp)
+            result.error = (Errors.NOT_LEADER_OR_FOLLOWER if self.metadata.partition_exists(tp)
                             else Errors.UNKNOWN_TOPIC_OR_PARTITION)
             return None
         try:
@@ -283,7 +339,7 @@ class ReplicaManager:
         tp = TopicPartition(part.topic, part.partition)
         partition = self.partitions.get(tp)
         if partition is None:
-            error = (Errors.NOT_LEADER_OR_FOLLOWER if self.broker.partition_exists(tp)
+            error = (Errors.NOT_LEADER_OR_FOLLOWER if self.metadata.partition_exists(tp)
                      else Errors.UNKNOWN_TOPIC_OR_PARTITION)
             return FetchPartitionData(part.topic, part.partition, error)
         try:
@@ -309,15 +365,15 @@ class ReplicaManager:
         self._schedule_isr_expiration()
 
     def is_replica_isr_eligible(self, broker_id: int, broker_epoch: int) -> bool:
-        return self.broker.is_broker_isr_eligible(broker_id, broker_epoch)
+        return self.metadata.is_broker_isr_eligible(broker_id, broker_epoch)
 
     def alter_partition(self, partition: Partition, new_isr: tuple[int, ...],
                         callback: Callable[[object], None]) -> None:
-        self.broker.alter_partition_manager.submit(partition, new_isr, callback)
+        self.submit_isr_change(partition, new_isr, callback)
 
     # ------------------------------------------------------------------ offsets
     def is_broker_alive(self, broker_id: int) -> bool:
-        return not self.broker.image.is_fenced(broker_id)
+        return not self.metadata.is_broker_fenced(broker_id)
 
     def partition_or_error(self, tp: TopicPartition) -> tuple[Partition | None, Errors]:
         """``getPartitionOrError``: a hosted partition, else NOT_LEADER_OR_FOLLOWER (the topic exists,
@@ -325,7 +381,7 @@ class ReplicaManager:
         partition = self.partitions.get(tp)
         if partition is not None:
             return partition, Errors.NONE
-        return None, (Errors.NOT_LEADER_OR_FOLLOWER if self.broker.partition_exists(tp)
+        return None, (Errors.NOT_LEADER_OR_FOLLOWER if self.metadata.partition_exists(tp)
                       else Errors.UNKNOWN_TOPIC_OR_PARTITION)
 
     def delete_records(self, timeout_ms: int, offsets: dict[TopicPartition, int],
@@ -369,7 +425,7 @@ class ReplicaManager:
                          ) -> tuple[Partition | None, Errors]:
         partition = self.partitions.get(tp)
         if partition is None:
-            return None, (Errors.NOT_LEADER_OR_FOLLOWER if self.broker.partition_exists(tp)
+            return None, (Errors.NOT_LEADER_OR_FOLLOWER if self.metadata.partition_exists(tp)
                           else Errors.UNKNOWN_TOPIC_OR_PARTITION)
         error = partition.check_leader_epoch(current_leader_epoch)
         if error is Errors.NONE and (not partition.is_leader or partition.log is None):
