@@ -100,15 +100,12 @@ def timeline(cluster: Cluster, mark: int, kinds: set[str]) -> str:
             f"{cluster.driver.scheduler.rounds}; internal errors {cluster.driver.internal_errors}")
 
 
-# Non-strict xfail until clean-clone CI runs confirm the fix: on the CI machine this test failed in
-# 4 of 6 runs of CI's sequence.  The cause (2026-11-24, benchmarks/calm_probe.py, docs/architecture.md):
-# while the shared host made Python work costly, single produce or fetch items ran 70-230 ms of CPU on
-# the cluster's thread, the clock counted that as cluster time, and a follower controller's 400 ms
-# fetch timeout ran out while the answer waited in the control lane.  Since the clock stops 50 ms past
-# control work not yet run (PlaneScheduler.ceiling), the test passed 10 of 10 by hand in that state
-# (main failed 4 of 6 then).
-@pytest.mark.xfail(strict=False, reason="fixed by the clock's ceiling at control work (issue 15); kept "
-                   "non-strict until clean-clone CI runs confirm it")
+# This test failed in 4 of 6 runs of CI's sequence on the CI machine until 2026-11-24.  The cause
+# (benchmarks/calm_probe.py, docs/architecture.md): while the shared host made Python work costly,
+# single produce or fetch items ran 70-230 ms of CPU on the cluster's thread, the clock counted that
+# as cluster time, and a follower controller's 400 ms fetch timeout ran out while the answer waited
+# in the control lane.  Since the clock stops 50 ms past control work not yet run
+# (PlaneScheduler.ceiling) it passed in every clean-clone CI run (four, as a non-strict xfail).
 def test_a_producer_flat_out_in_this_process_makes_no_kafka_event(cluster):
     before = committed_records(cluster)
     mark = cluster.events.last_seq
