@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import struct
 
+from minikafka.record.byte_utils import read_unsigned_varint, write_unsigned_varint
+
 
 class Writer:
     """Appends primitives to a growing buffer; every method returns ``self``."""
@@ -50,10 +52,7 @@ class Writer:
 
     def unsigned_varint(self, v: int) -> "Writer":
         out = bytearray()
-        while v >= 0x80:
-            out.append((v & 0x7F) | 0x80)
-            v >>= 7
-        out.append(v)
+        write_unsigned_varint(v, out)
         self._parts.append(bytes(out))
         return self
 
@@ -122,15 +121,8 @@ class Reader:
         return struct.unpack(">q", self._take(8))[0]
 
     def unsigned_varint(self) -> int:
-        value, shift = 0, 0
-        while True:
-            byte = self._take(1)[0]
-            value |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return value
-            shift += 7
-            if shift > 28:
-                raise ValueError("Varint is too long, the most significant bit in the 5th byte is set")
+        value, self._pos = read_unsigned_varint(self._data, self._pos)
+        return value
 
     def _length(self, classic_format: str) -> int:
         if self.flexible:

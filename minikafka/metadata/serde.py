@@ -39,6 +39,7 @@ from minikafka.metadata.records import (METADATA_RECORD_TYPE_NAMES, RECORD_TYPES
                                         MetadataRecord)
 from minikafka.metadata.schema import (BOOL, INT8, INT16, INT32, INT64, INT_RANGES, STRING, UINT16, UUID,
                                        ArrayOf, FieldSpec, Struct, is_default)
+from minikafka.record.byte_utils import read_unsigned_varint, write_unsigned_varint
 
 DEFAULT_FRAME_VERSION = 1
 _INT_FORMATS = {INT8: ">b", INT16: ">h", INT32: ">i", INT64: ">q", UINT16: ">H"}
@@ -63,9 +64,9 @@ def serialize(record: MetadataRecord | ApiMessageAndVersion, version: int | None
     if not 0 <= version <= record.HIGHEST_SUPPORTED_VERSION:
         raise UnsupportedVersionException(f"Can't write version {version} of {type(record).__name__}")
     out = bytearray()
-    _write_uvarint(out, DEFAULT_FRAME_VERSION)
-    _write_uvarint(out, record.API_KEY)
-    _write_uvarint(out, version)
+    write_unsigned_varint(DEFAULT_FRAME_VERSION, out)
+    write_unsigned_varint(record.API_KEY, out)
+    write_unsigned_varint(version, out)
     _write_struct(out, record, version)
     return bytes(out)
 
@@ -84,12 +85,12 @@ def _write_struct(out: bytearray, value: Struct, version: int) -> None:
         else:
             _write_value(out, spec, spec.type, field_value, version)
     tagged.sort(key=lambda entry: entry[0])   # tags go out in ascending order, not spec order
-    _write_uvarint(out, len(tagged))
+    write_unsigned_varint(len(tagged), out)
     for tag, spec, field_value in tagged:
         body = bytearray()
         _write_value(body, spec, spec.type, field_value, version)
-        _write_uvarint(out, tag)
-        _write_uvarint(out, len(body))
+        write_unsigned_varint(tag, out)
+        write_unsigned_varint(len(body), out)
         out += body
 
 
@@ -97,9 +98,9 @@ def _write_value(out: bytearray, spec: FieldSpec, field_type: Any, value: Any, v
     if value is None:
         if not spec.nullable:
             raise ValueError(f"non-nullable field {spec.java_name} was given None")
-        _write_uvarint(out, 0)
+        write_unsigned_varint(0, out)
     elif isinstance(field_type, ArrayOf):
-        _write_uvarint(out, len(value) + 1)
+        write_unsigned_varint(len(value) + 1, out)
         for element in value:
             if isinstance(field_type.element, type):
                 _write_struct(out, element, version)
@@ -123,17 +124,10 @@ def _write_primitive(out: bytearray, spec: FieldSpec, field_type: str, value: An
         data = value.encode("utf-8")
         if len(data) > _MAX_STRING:
             raise ValueError(f"'{spec.java_name}' field is too long to be serialized")
-        _write_uvarint(out, len(data) + 1)
+        write_unsigned_varint(len(data) + 1, out)
         out += data
     else:
         raise TypeError(f"unknown field type {field_type!r}")
-
-
-def _write_uvarint(out: bytearray, value: int) -> None:
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -157,15 +151,8 @@ class _Reader:
         return chunk
 
     def uvarint(self) -> int:
-        value, shift = 0, 0
-        while True:
-            byte = self.take(1)[0]
-            value |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return value
-            shift += 7
-            if shift > 28:
-                raise ValueError("Varint is too long, the most significant bit in the 5th byte is set")
+        value, self.pos = read_unsigned_varint(self.data, self.pos)
+        return value
 
 
 def deserialize(data: bytes) -> MetadataRecord:

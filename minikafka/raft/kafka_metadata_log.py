@@ -31,6 +31,7 @@ from typing import Any, Callable, Sequence
 from minikafka.common.uuid import Uuid
 from minikafka.metadata import serde
 from minikafka.raft.replicated_log import Batch, LeaderChangeMessage, MemoryReplicatedLog
+from minikafka.record.byte_utils import read_unsigned_varint, write_unsigned_varint
 from minikafka.record.memory_records import (ControlRecordType, SimpleRecord, build_batch,
                                              build_control_batch, decode_batches)
 from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
@@ -44,37 +45,15 @@ METADATA_LOG_DIR_NAME = "__cluster_metadata-0"
 METADATA_LOG_CONFIG = LogConfig(retention_ms=-1, retention_bytes=-1, max_message_bytes=8 * 1024 * 1024)
 
 
-def _uvarint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
-    shift = value = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, pos
-        shift += 7
-
-
 def encode_leader_change(message: LeaderChangeMessage) -> bytes:
     """LEADER_CHANGE control record value: int16 version, then LeaderChangeMessage v0 (flexible)."""
     out = bytearray(struct.pack(">hi", message.version, message.leader_id))
     for ids in (message.voters, message.granting_voters):
-        out += _uvarint(len(ids) + 1)
+        write_unsigned_varint(len(ids) + 1, out)
         for voter_id in ids:
-            out += struct.pack(">i", voter_id) + _uvarint(0)    # Voter {VoterId}, no tagged fields
-    out += _uvarint(0)
+            out += struct.pack(">i", voter_id)
+            write_unsigned_varint(0, out)                       # Voter {VoterId}, no tagged fields
+    write_unsigned_varint(0, out)
     return bytes(out)
 
 
@@ -83,12 +62,12 @@ def decode_leader_change(data: bytes) -> LeaderChangeMessage:
     pos = 6
     lists = []
     for _ in range(2):
-        count, pos = _read_uvarint(data, pos)
+        count, pos = read_unsigned_varint(data, pos)
         ids = []
         for _ in range(max(count - 1, 0)):
             ids.append(struct.unpack_from(">i", data, pos)[0])
             pos += 4
-            _, pos = _read_uvarint(data, pos)                   # tagged fields of the Voter struct
+            _, pos = read_unsigned_varint(data, pos)                   # tagged fields of the Voter struct
         lists.append(tuple(ids))
     return LeaderChangeMessage(leader_id, lists[0], lists[1], version)
 

@@ -14,8 +14,12 @@ Kafka's ``varint`` holds an int32 (at most 5 bytes) and ``varlong`` an int64
 Kafka, because a corrupt buffer must never make the reader loop or produce a
 number no field could hold.
 
+Flexible protocol messages (KIP-482) and the records of ``__cluster_metadata``
+count their lengths with *unsigned* varints instead: the same 7-bit groups
+without the zig-zag step, also at most 5 bytes.
+
 Mirrors ``org.apache.kafka.common.utils.ByteUtils`` (readVarint, readVarlong,
-writeVarint, sizeOfVarint).  Simplified: decoding raises ``ValueError`` and the
+writeVarint, sizeOfVarint, readUnsignedVarint, writeUnsignedVarint).  Simplified: decoding raises ``ValueError`` and the
 caller turns it into Kafka's record error, as Kafka's callers do with
 ``IllegalArgumentException``.
 """
@@ -76,3 +80,31 @@ def size_of_varint(value: int) -> int:
         raw >>= 7
         size += 1
     return size
+
+
+def read_unsigned_varint(buf, pos: int) -> tuple[int, int]:
+    """Decode one unsigned varint (an int32, up to 5 bytes) at ``pos``; returns ``(value, next_pos)``.
+
+    Raises ``ValueError`` when the buffer ends early or a fifth byte still says "more follows".
+    """
+    value = shift = 0
+    end = len(buf)
+    while True:
+        if pos >= end:
+            raise ValueError("varint runs past the end of the buffer")
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+        if shift > 28:
+            raise ValueError("Varint is too long, the most significant bit in the 5th byte is set")
+
+
+def write_unsigned_varint(value: int, out: bytearray) -> None:
+    """Append the unsigned varint encoding of ``value`` (0 or more) to ``out``."""
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)

@@ -1,7 +1,8 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from minikafka.record.byte_utils import read_varint, read_varlong, size_of_varint, write_varint
+from minikafka.record.byte_utils import (read_unsigned_varint, read_varint, read_varlong, size_of_varint,
+                                        write_unsigned_varint, write_varint)
 
 
 @pytest.mark.parametrize("value, encoded", [
@@ -35,3 +36,22 @@ def test_varint_longer_than_five_bytes_is_an_error():
     with pytest.raises(ValueError):
         read_varint(b"\x80\x80\x80\x80\x80\x01", 0)
     assert read_varlong(b"\x80\x80\x80\x80\x80\x01", 0)[1] == 6
+
+
+@pytest.mark.parametrize("value, encoded", [
+    (0, b"\x00"), (1, b"\x01"), (127, b"\x7f"), (128, b"\x80\x01"), (300, b"\xac\x02"),
+    (2**31 - 1, b"\xff\xff\xff\xff\x07"), (2**32 - 1, b"\xff\xff\xff\xff\x0f"),
+])
+def test_unsigned_varint_golden_bytes(value, encoded):
+    # the compact lengths of flexible messages: no zig-zag, so 1 is 0x01 (a varint writes 0x02)
+    out = bytearray(b"\xaa")
+    write_unsigned_varint(value, out)
+    assert bytes(out[1:]) == encoded
+    assert read_unsigned_varint(out, 1) == (value, len(out))
+
+
+def test_unsigned_varint_bounds():
+    with pytest.raises(ValueError, match="runs past the end"):
+        read_unsigned_varint(b"\x80", 0)
+    with pytest.raises(ValueError, match="Varint is too long, the most significant bit in the 5th byte is set"):
+        read_unsigned_varint(b"\x80\x80\x80\x80\x80\x01", 0)
