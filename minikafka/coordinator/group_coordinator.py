@@ -145,6 +145,16 @@ class GroupCoordinator:
         shard.on_unloaded()
         ctx.close(CoordinatorState.CLOSED)
 
+    def on_topics_deleted(self, topics: Iterable[str]) -> None:
+        """The metadata deleted ``topics``: every active shard drops their committed offsets
+        (Kafka's ``GroupCoordinatorService.onMetadataUpdate``, a write to all its partitions)."""
+        deleted = set(topics)
+        if not self.active or not deleted or "__consumer_offsets" in deleted:
+            return
+        for partition in sorted(self._contexts):
+            if self._contexts[partition].state is CoordinatorState.ACTIVE:
+                self._shards[partition].on_topics_deleted(deleted)
+
     def shutdown(self) -> None:
         """Stop coordinating (broker shutdown): every partition is unloaded."""
         for partition in list(self._contexts):

@@ -12,11 +12,13 @@ that touch both:
   skips unknown record types);
 * **DeleteGroups**: an Empty group is deleted by writing a tombstone for each
   of its offsets and one for the group, and replaying them once committed;
+* **deleted topics**: when the metadata says topics were deleted, the shard
+  writes a tombstone for every committed offset of theirs;
 * **retention**: every ``offsets.retention.check.interval.ms`` the shard
   writes tombstones for offsets past ``offsets.retention.minutes`` and for
   Empty groups left without offsets.
 
-Mirrors Kafka's ``GroupCoordinatorShard`` (replay, deleteGroups,
+Mirrors Kafka's ``GroupCoordinatorShard`` (replay, deleteGroups, onTopicsDeleted,
 cleanupGroupMetadata, onLoaded, onUnloaded).
 """
 
@@ -106,6 +108,25 @@ class GroupCoordinatorShard:
                 self.ctx.emit("group_deleted", f"group {group_id} deleted with its {n} committed "
                               f"offsets", group=group_id, offsets=n)
             respond(results)
+        self.ctx.write(records, written)
+
+    # ------------------------------------------------------------------ deleted topics
+    def on_topics_deleted(self, topics: set[str]) -> None:
+        """Tombstone the committed offsets of deleted topics; a failed write is only logged, as in Kafka."""
+        records = self.offsets.offsets_of_deleted_topics(topics)
+        if not records:
+            return
+
+        def written(error: Errors) -> None:
+            if error is not Errors.NONE:
+                self.ctx.emit("offsets_delete_failed", f"{self.ctx.topic_partition}: could not delete "
+                              f"offsets for deleted topics {sorted(topics)} due to: {error.name}",
+                              topics=sorted(topics), error=error.name)
+                return
+            self.replay_all(records)
+            self.ctx.emit("offsets_deleted", f"{self.ctx.topic_partition}: removed {len(records)} committed "
+                          f"offsets of deleted topics {sorted(topics)}", offsets=len(records),
+                          topics=sorted(topics))
         self.ctx.write(records, written)
 
     # ------------------------------------------------------------------ retention

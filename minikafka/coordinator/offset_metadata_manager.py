@@ -29,11 +29,17 @@ for partitions (and whole groups) with nothing committed.  Offsets expire
 ``offsets.retention.minutes`` after the group became Empty (or, for a simple
 group, after the commit); an Empty group with no offsets left is deleted.
 
+When a topic is deleted, every group's committed offsets for it are deleted
+too (tombstones), so ``kafka-consumer-groups.sh --describe`` stops listing it;
+the group itself stays until retention removes it once Empty and offset-less.
+
 Mirrors Kafka's ``OffsetMetadataManager`` (commitOffset, fetchOffsets,
-fetchAllOffsets, deleteAllOffsets, cleanupExpiredOffsets, replay) and
+fetchAllOffsets, deleteAllOffsets, onTopicsDeleted, cleanupExpiredOffsets, replay) and
 ``ClassicGroup.validateOffsetCommit``.  Simplified: no transactional offsets
 (TxnOffsetCommit); Stable consumer groups keep their offsets forever (Kafka
-expires offsets of topics the group no longer subscribes to).
+expires offsets of topics the group no longer subscribes to); offsets carry no
+topic id, so a deleted topic's offsets are found by name (Kafka matches the id
+when the commit carried one).
 """
 
 from __future__ import annotations
@@ -179,6 +185,13 @@ class OffsetMetadataManager:
                 for partition in partitions}
         keys.update(k for k, n in self.in_flight.get(group_id, Counter()).items() if n > 0)
         return [offset_commit_record(group_id, topic, partition, None) for topic, partition in sorted(keys)]
+
+    def offsets_of_deleted_topics(self, topics: set[str]) -> list[tuple[bytes, bytes | None]]:
+        """Tombstones for every committed offset, of any group, in one of the deleted ``topics``."""
+        return [offset_commit_record(group_id, topic, partition, None)
+                for group_id, committed in sorted(self.offsets.items())
+                for topic, partitions in sorted(committed.items()) if topic in topics
+                for partition in sorted(partitions)]
 
     def expired_offsets(self, group: ClassicGroup, now: int) -> tuple[list[tuple[str, int]], bool]:
         """Offsets of ``group`` past retention, and whether that leaves the group with none."""

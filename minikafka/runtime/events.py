@@ -49,6 +49,8 @@ group_member_removed   a member left, expired or was removed (data: reason)
 group_loaded / group_unloaded / group_load_failed   a coordinator partition was (un)loaded
 group_deleted          DeleteGroups removed a group and its offsets
 offsets_expired        retention removed committed offsets
+offsets_deleted        a deleted topic's committed offsets were removed (data: offsets, topics)
+offsets_delete_failed  writing those tombstones failed (data: topics, error)
 controller_registered  a controller announced its listeners (KIP-919)
 ====================== ====================================================
 """

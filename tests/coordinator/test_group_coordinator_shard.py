@@ -133,3 +133,32 @@ def test_a_commit_in_flight_when_its_group_is_deleted_is_deleted_too():
     reloaded = Harness(node_id=2, log=h.log)
     reloaded.elect_all()
     assert reloaded.group() is None and reloaded.coordinator._shards[h.partition].offsets.offsets == {}
+
+
+def test_offsets_of_a_deleted_topic_are_deleted_and_the_group_stays():
+    h = _harness()
+    a = Consumer(h, "c-1")
+    form_group(h, [a])
+    a.commit({("gone", 0): 4, ("gone", 1): 6, ("kept", 0): 9})
+    other = Consumer(h, "solo", group_id="other")
+    other.commit({("gone", 0): 2}, generation=-1, member_id="")
+    before = {p: len(records) for p, records in h.log.items()}
+    h.coordinator.on_topics_deleted(["gone"])
+    h.settle()
+    written = [decode_record(k, v) for p, records in h.log.items() for k, v in records[before.get(p, 0):]]
+    assert sorted((r.key.group, r.key.topic, r.key.partition) for r in written) == sorted([
+        ("other", "gone", 0), (GROUP, "gone", 0), (GROUP, "gone", 1)])
+    assert all(r.value is None for r in written)
+    assert h.coordinator.committed_offsets(GROUP) == {("kept", 0): 9}
+    assert h.coordinator.committed_offsets("other") == {}
+    assert h.group().state is S.STABLE                      # the group itself is untouched
+    assert h.kinds().count("offsets_deleted") == len({h.coordinator.partition_for(g) for g in (GROUP, "other")})
+
+
+def test_offsets_of_a_deleted_topic_stay_when_the_tombstones_cannot_be_written():
+    h = _harness()
+    Consumer(h, "solo").commit({("gone", 0): 1}, generation=-1, member_id="")
+    h.coordinator.on_topics_deleted(["gone"])
+    h.fail_appends(Errors.NOT_ENOUGH_REPLICAS)
+    assert h.coordinator.committed_offsets(GROUP) == {("gone", 0): 1}
+    assert "offsets_delete_failed" in h.kinds()
