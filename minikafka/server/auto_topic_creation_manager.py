@@ -18,6 +18,12 @@ leaders appear.
   coordinators' settings (``__consumer_offsets``: ``offsets.topic.*`` and a
   compacted log).
 
+What it depends on, both passed in by `BrokerServer`: the broker's current
+`KafkaConfig` (a callable, since dynamic broker configs replace it) for the
+defaults above and ``request.timeout.ms``, and the channel that forwards a
+request to the active controller (retrying across controller changes until
+the timeout) and calls back with the answer.
+
 Mirrors ``kafka.server.DefaultAutoTopicCreationManager`` (Kafka 4.1).
 Simplified: the request is not wrapped in an Envelope carrying the client's
 principal (the sandbox has no principals); ``__transaction_state`` and
@@ -27,7 +33,7 @@ sandbox has no transaction or share coordinator to configure them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic import (GROUP_METADATA_TOPIC_NAME, SHARE_GROUP_STATE_TOPIC_NAME,
@@ -35,7 +41,10 @@ from minikafka.common.topic import (GROUP_METADATA_TOPIC_NAME, SHARE_GROUP_STATE
 from minikafka.controller.requests import CreatableTopic, CreatableTopicConfig, CreateTopicsRequest
 
 if TYPE_CHECKING:
-    from minikafka.server.broker_server import BrokerServer
+    from minikafka.common.config.kafka_config import KafkaConfig
+
+# BrokerServer.forward_to_controller: (request, respond, timeout_ms or None for the default).
+ForwardToController = Callable[[Any, Callable[[Any], None], "int | None"], None]
 
 _MIB = 1024 * 1024
 
@@ -56,8 +65,10 @@ _COORDINATOR_TOPICS = {
 
 
 class AutoTopicCreationManager:
-    def __init__(self, broker: "BrokerServer"):
-        self.broker = broker
+    def __init__(self, *, kafka_config: Callable[[], "KafkaConfig"],
+                 forward_to_controller: ForwardToController):
+        self.kafka_config = kafka_config
+        self.forward_to_controller = forward_to_controller
         self.inflight_topics: set[str] = set()      # names whose CreateTopics has not been answered
 
     def create_topics(self, topics: list[str]) -> dict[str, Errors]:
@@ -80,7 +91,7 @@ class AutoTopicCreationManager:
 
     def creatable_topic(self, topic: str) -> CreatableTopic:
         """What Kafka asks the controller for when it creates ``topic`` on a client's behalf."""
-        config = self.broker.kafka_config
+        config = self.kafka_config()
         if topic == GROUP_METADATA_TOPIC_NAME:
             return CreatableTopic(topic, int(config.get("offsets.topic.num.partitions")),
                                   int(config.get("offsets.topic.replication.factor")),
@@ -97,11 +108,11 @@ class AutoTopicCreationManager:
                               int(config.get("default.replication.factor")))
 
     def _send(self, topics: tuple[CreatableTopic, ...]) -> None:
-        timeout_ms = int(self.broker.kafka_config.get("request.timeout.ms"))
+        timeout_ms = int(self.kafka_config().get("request.timeout.ms"))
         names = [t.name for t in topics]
 
         def answered(response) -> None:
             # Success or failure, the next Metadata request may try again (Kafka clears the set).
             self.inflight_topics.difference_update(names)
 
-        self.broker.forward_to_controller(CreateTopicsRequest(topics, timeout_ms), answered, timeout_ms)
+        self.forward_to_controller(CreateTopicsRequest(topics, timeout_ms), answered, timeout_ms)

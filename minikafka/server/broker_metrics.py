@@ -24,6 +24,11 @@ owning component registers and the registry reads on demand:
 The replication factor of a partition being reassigned is its replica count
 without the replicas being added, as in Kafka's ``OngoingReassignmentState``.
 
+What it depends on, all passed in by `BrokerServer`: the registry, the
+replica manager's partition map (read each time a gauge is read), the
+broker's lifecycle state (a callable) and its live logs (the `LogManager`'s
+map of them).
+
 Mirrors the gauge definitions in ``kafka.server.ReplicaManager``,
 ``kafka.server.KafkaBroker`` and ``kafka.log.UnifiedLog`` (Kafka 4.x).
 Simplified: one log directory, so ``OfflineReplicaCount`` is always 0; no
@@ -32,15 +37,16 @@ Simplified: one log directory, so ``OfflineReplicaCount`` is always 0; no
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 from minikafka.metrics.metric_name import mbean_name
 from minikafka.metrics.metrics_registry import MetricsRegistry
 from minikafka.server.broker_lifecycle_manager import BrokerState
 
 if TYPE_CHECKING:
-    from minikafka.server.broker_server import BrokerServer
+    from minikafka.common.topic_partition import TopicPartition
     from minikafka.server.partition import Partition
+    from minikafka.storage.unified_log import UnifiedLog
 
 BROKER_STATE_VALUES = {BrokerState.NOT_RUNNING: 0, BrokerState.STARTING: 1, BrokerState.RECOVERY: 2,
                        BrokerState.RUNNING: 3, BrokerState.PENDING_CONTROLLED_SHUTDOWN: 6,
@@ -73,9 +79,12 @@ class IsrChangeMeters:
         self.failed = registry.meter(replica_manager_metric("FailedIsrUpdatesPerSec"), "failedUpdates")
 
 
-def register_broker_metrics(broker: "BrokerServer", registry: MetricsRegistry) -> IsrChangeMeters:
-    partitions = broker.replica_manager.partitions
-
+def register_broker_metrics(registry: MetricsRegistry, *,
+                            partitions: Mapping["TopicPartition", "Partition"],
+                            broker_state: Callable[[], BrokerState],
+                            logs: Mapping["TopicPartition", "UnifiedLog"]) -> IsrChangeMeters:
+    """Register the gauges on ``registry`` (each reads the live maps when read); returns the
+    ISR change meters for the replica manager's partitions to mark."""
     def leaders() -> Iterator["Partition"]:
         return (p for p in partitions.values() if p.is_leader)
 
@@ -92,13 +101,13 @@ def register_broker_metrics(broker: "BrokerServer", registry: MetricsRegistry) -
     for name, fn in counts.items():
         registry.gauge(replica_manager_metric(name), fn)
     registry.gauge(mbean_name("kafka.server", "KafkaServer", "BrokerState"),
-                   lambda: BROKER_STATE_VALUES[broker.lifecycle.state])
-    registry.gauges(lambda: _log_gauges(broker))
+                   lambda: BROKER_STATE_VALUES[broker_state()])
+    registry.gauges(lambda: _log_gauges(logs))
     return IsrChangeMeters(registry)
 
 
-def _log_gauges(broker: "BrokerServer") -> Iterator[tuple[str, int]]:
-    for tp, log in broker.log_manager.logs.items():
+def _log_gauges(logs: Mapping["TopicPartition", "UnifiedLog"]) -> Iterator[tuple[str, int]]:
+    for tp, log in logs.items():
         tags = (("topic", tp.topic), ("partition", str(tp.partition)))
         yield mbean_name("kafka.log", "Log", "NumLogSegments", tags), log.number_of_segments
         yield mbean_name("kafka.log", "Log", "LogStartOffset", tags), log.log_start_offset

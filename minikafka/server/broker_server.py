@@ -15,10 +15,12 @@ forwarded to the active controller, as KRaft brokers do.
 Each part is built here with the collaborators it uses, named in its
 constructor (the node, ids, settings, and small callables or a narrow
 protocol for what it asks of the broker), so its module says what it
-depends on and a test can build it alone.  The lifecycle, alter-partition,
-fetcher and replica managers work that way; the metadata publisher, group
-coordinator adapter, producer id and auto topic creation managers still
-take the whole `BrokerServer`.
+depends on and a test can build it alone.  Every part works that way: the
+metadata publisher, lifecycle, alter-partition, fetcher, replica, producer id
+and auto topic creation managers, the group coordinator adapter and the
+broker's gauges.  None of them holds the `BrokerServer`; what they ask of
+the broker as a whole (the current image and configs, the active
+controller, forwarding to it) is passed as bound methods of this class.
 
 Start-up follows Kafka's order: load the logs (recovering after a crash),
 start the raft observer, register, catch up with the metadata log, then ask
@@ -74,7 +76,6 @@ class BrokerServer:
         self.log_manager = LogManager(data_dir, self.default_log_config(), timing=self.timing,
                                       rng=node.rng, emit=node.emit)
         previous_epoch = CleanShutdownFileHandler(data_dir).read() or -1
-        self.publisher = BrokerMetadataPublisher(self, node.raft)
         self.lifecycle = BrokerLifecycleManager(
             node, broker_id=self.broker_id, cluster_id=self.cluster_id, timing=self.timing,
             rack=self.config.rack, directory_id=self.directory_id,
@@ -83,9 +84,20 @@ class BrokerServer:
             supported_features=self.supported_features, previous_broker_epoch=previous_epoch)
         self.topic_stats = BrokerTopicStats(node.metrics)   # BrokerTopicMetrics: bytes/messages in and out
         self._build_replication(node)
-        self.producer_ids = ProducerIdManager(self)
-        self.groups = GroupCoordinatorAdapter(self)
-        self.auto_topic_creation = AutoTopicCreationManager(self)
+        self.producer_ids = ProducerIdManager(
+            node, broker_id=self.broker_id, timing=self.timing,
+            active_controller_id=self.active_controller_id, broker_epoch=self.local_broker_epoch)
+        endpoint = self.config.broker_endpoint
+        self.groups = GroupCoordinatorAdapter(
+            node, kafka_config=self.current_kafka_config, timing=self.timing,
+            listener_name=endpoint.listener if endpoint else None, image=lambda: self.image,
+            replica_manager=self.replica_manager, forward_to_controller=self.forward_to_controller)
+        self.auto_topic_creation = AutoTopicCreationManager(
+            kafka_config=self.current_kafka_config, forward_to_controller=self.forward_to_controller)
+        # Built last: it publishes to the replica manager and the group coordinator.
+        self.publisher = BrokerMetadataPublisher(
+            node.raft, broker_id=self.broker_id, apply_configs=self._apply_config_changes,
+            replica_manager=self.replica_manager, group_coordinator=self.groups)
         self.lifecycle.on_caught_up = self._on_caught_up
         self.shutdown_callback: Callable[[], None] | None = None
 
@@ -99,7 +111,9 @@ class BrokerServer:
             node, broker_id=self.broker_id, log_manager=self.log_manager, timing=self.timing,
             topic_stats=self.topic_stats, metadata=self, leadership=self,
             alter_partition=self.alter_partition_manager.submit)
-        self.replica_manager.isr_meters = register_broker_metrics(self, node.metrics)
+        self.replica_manager.isr_meters = register_broker_metrics(
+            node.metrics, partitions=self.replica_manager.partitions,
+            broker_state=lambda: self.lifecycle.state, logs=self.log_manager.logs)
         self.replica_manager.fetcher_manager = ReplicaFetcherManager(
             node, broker_id=self.broker_id, broker_epoch=self.local_broker_epoch,
             config=ReplicaFetcherConfig.from_broker(self.timing, self.config_int),
@@ -155,12 +169,6 @@ class BrokerServer:
     def metadata_offset(self) -> int:
         return self.publisher.offset
 
-    def publish(self, delta, previous, image) -> None:
-        self._apply_config_changes(previous, image)
-        changes = delta.local_changes(self.broker_id)
-        self.replica_manager.apply_delta(changes, image)
-        self.groups.on_metadata(image)
-
     def _apply_config_changes(self, previous, image) -> None:
         if previous.configs is image.configs:
             return
@@ -170,9 +178,6 @@ class BrokerServer:
         self.log_manager.default_config = self.default_log_config()
         for topic in set(self.log_manager.topic_configs) | {tp.topic for tp in self.log_manager.logs}:
             self.log_manager.update_topic_config(topic, self.log_config_for(topic))
-
-    def on_controller_change(self, leader_and_epoch) -> None:
-        pass                                          # requests follow raft.leader_and_epoch
 
     def active_controller_id(self) -> int | None:
         leader = self.node.raft.leader_and_epoch.leader_id
@@ -203,6 +208,10 @@ class BrokerServer:
         return registration.epoch if registration else -1
 
     # ------------------------------------------------------------------ configs
+    def current_kafka_config(self) -> KafkaConfig:
+        """The static config with the dynamic broker configs applied (replaced as they change)."""
+        return self.kafka_config
+
     def default_log_config(self) -> "LogConfig":
         return log_config_for({}, self.kafka_config)
 

@@ -18,13 +18,23 @@ The group coordinator for a group is whichever broker leads the group's
   partitions, ``offsets.topic.replication.factor`` replicas and the topic
   configs Kafka uses (compacted, 100 MiB segments).
 
+What it depends on, all passed in by `BrokerServer`: the node (the clock and
+timers the `GroupCoordinator` runs on), the broker's current `KafkaConfig`
+and timing profile (the ``group.*`` and ``offsets.*`` settings), the name of
+the listener clients use (FindCoordinator answers with the leader's endpoint
+on it), the current metadata image, the `ReplicaManager`'s
+``append_records`` (the coordinator's writes) and the channel that forwards
+CreateTopics to the active controller.  `BrokerServer` also calls
+``on_became_leader``/``on_resigned_leader`` as the replica manager's
+leadership listener and ``on_metadata`` for every published image.
+
 Mirrors ``kafka.coordinator.group.CoordinatorPartitionWriter``, the
 coordinator loader and the group branch of ``KafkaApis.getCoordinator``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from minikafka.common.errors import Errors
 from minikafka.common.topic_partition import TopicPartition
@@ -36,18 +46,37 @@ from minikafka.record.memory_records import SimpleRecord, build_batch, decode_re
 from minikafka.storage.fetch_data_info import FetchIsolation
 
 if TYPE_CHECKING:
-    from minikafka.server.broker_server import BrokerServer
+    from minikafka.common.config.kafka_config import KafkaConfig
+    from minikafka.metadata.image import MetadataImage
+    from minikafka.runtime.node import Node
+    from minikafka.server.auto_topic_creation_manager import ForwardToController
+    from minikafka.timing import TimingProfile
 
 OFFSETS_TOPIC = "__consumer_offsets"
 
 
+class RecordAppender(Protocol):
+    """The `ReplicaManager`'s produce path, as the coordinator's writes use it."""
+
+    def append_records(self, required_acks: int, timeout_ms: int, entries: dict[TopicPartition, Any],
+                       callback: Callable[[dict[TopicPartition, Any]], None],
+                       internal: bool = False) -> None: ...
+
+
 class GroupCoordinatorAdapter:
-    def __init__(self, broker: "BrokerServer"):
-        self.broker = broker
-        self.node = broker.node
-        config = GroupCoordinatorConfig.from_configs(broker.kafka_config.values, broker.timing)
+    def __init__(self, node: "Node", *, kafka_config: Callable[[], "KafkaConfig"],
+                 timing: "TimingProfile", listener_name: str | None,
+                 image: Callable[[], "MetadataImage"], replica_manager: RecordAppender,
+                 forward_to_controller: "ForwardToController"):
+        self.node = node
+        self.kafka_config = kafka_config
+        self.listener_name = listener_name
+        self.image = image
+        self.replica_manager = replica_manager
+        self.forward_to_controller = forward_to_controller
+        config = GroupCoordinatorConfig.from_configs(kafka_config().values, timing)
         self.config = config
-        self.coordinator = GroupCoordinator(broker.node, config, self._append)
+        self.coordinator = GroupCoordinator(node, config, self._append)
         self.creating_offsets_topic = False
 
     # ------------------------------------------------------------------ leadership
@@ -92,13 +121,13 @@ class GroupCoordinatorAdapter:
         batch = build_batch([SimpleRecord(value=value, key=key, timestamp=now)
                              for key, value in records])
         tp = TopicPartition(OFFSETS_TOPIC, partition_index)
-        self.broker.replica_manager.append_records(
+        self.replica_manager.append_records(
             -1, self.config.offset_commit_timeout_ms, {tp: batch},
             lambda results: callback(results[tp].error), internal=True)
 
     # ------------------------------------------------------------------ lookup
     def find_group_coordinator(self, group_id: str) -> tuple[Errors, Endpoint]:
-        image = self.broker.image
+        image = self.image()
         exists = image.topics.get_topic(OFFSETS_TOPIC) is not None
         if not exists:
             self._create_offsets_topic()
@@ -106,14 +135,14 @@ class GroupCoordinatorAdapter:
                                         exists, self._leader_endpoint)
 
     def _leader_endpoint(self, partition_index: int) -> Endpoint | None:
-        image = self.broker.image
+        image = self.image()
         registration = image.partition(OFFSETS_TOPIC, partition_index)
         if registration is None or registration.leader < 0:
             return None
         broker = image.cluster.broker(registration.leader)
         if broker is None or broker.fenced:
             return None
-        listener = broker.listener(self.broker.config.broker_endpoint.listener)
+        listener = broker.listener(self.listener_name)
         if listener is None:
             return None
         return Endpoint(broker.id, listener.host, listener.port)
@@ -122,7 +151,7 @@ class GroupCoordinatorAdapter:
         if self.creating_offsets_topic:
             return
         self.creating_offsets_topic = True
-        kafka_config = self.broker.kafka_config
+        kafka_config = self.kafka_config()
         topic = CreatableTopic(
             OFFSETS_TOPIC, self.config.offsets_topic_num_partitions,
             int(kafka_config.get("offsets.topic.replication.factor")),
@@ -133,4 +162,4 @@ class GroupCoordinatorAdapter:
 
         def done(response) -> None:
             self.creating_offsets_topic = False
-        self.broker.forward_to_controller(CreateTopicsRequest((topic,)), done)
+        self.forward_to_controller(CreateTopicsRequest((topic,)), done, None)

@@ -13,6 +13,12 @@ While no block is available (the first request after start-up, or the
 controller is unreachable) the answer is COORDINATOR_LOAD_IN_PROGRESS, which
 clients retry, as Kafka answers.
 
+What it depends on, all passed in by `BrokerServer`: the node (``now``,
+``schedule``, ``send_request``), the broker id and the broker's current epoch
+(the request carries both, so the controller can refuse a fenced or stale
+broker), the timing profile (the request timeout) and who the active
+controller is.
+
 Mirrors ``org.apache.kafka.coordinator.transaction.RPCProducerIdManager``.
 """
 
@@ -24,15 +30,20 @@ from minikafka.common.errors import Errors
 from minikafka.controller.requests import AllocateProducerIdsRequest, AllocateProducerIdsResponse
 
 if TYPE_CHECKING:
-    from minikafka.server.broker_server import BrokerServer
+    from minikafka.server.alter_partition_manager import ControllerChannelNode
+    from minikafka.timing import TimingProfile
 
 PREFETCH_THRESHOLD = 0.9     # ask for the next block when 90% of this one is used
 
 
 class ProducerIdManager:
-    def __init__(self, broker: "BrokerServer"):
-        self.broker = broker
-        self.node = broker.node
+    def __init__(self, node: "ControllerChannelNode", *, broker_id: int, timing: "TimingProfile",
+                 active_controller_id: Callable[[], int | None], broker_epoch: Callable[[], int]):
+        self.node = node
+        self.broker_id = broker_id
+        self.timing = timing
+        self.active_controller_id = active_controller_id
+        self.broker_epoch = broker_epoch
         self.next_id = -1            # next id to hand out from the current block
         self.block_end = -1          # first id after the current block
         self.block_start = -1
@@ -63,14 +74,14 @@ class ProducerIdManager:
     def _request_block(self) -> None:
         if self.requesting:
             return
-        controller = self.broker.active_controller_id()
+        controller = self.active_controller_id()
         if controller is None:
             self.node.schedule(("producer-ids", "retry"), self.node.now + 50, self._request_block)
             return
         self.requesting = True
-        request = AllocateProducerIdsRequest(self.broker.broker_id, self.broker.lifecycle.broker_epoch)
+        request = AllocateProducerIdsRequest(self.broker_id, self.broker_epoch())
         self.node.send_request(controller, request, self._on_block,
-                               self.broker.timing.ms("controller.quorum.request.timeout.ms"))
+                               self.timing.ms("controller.quorum.request.timeout.ms"))
 
     def _on_block(self, response) -> None:
         self.requesting = False

@@ -6,8 +6,11 @@ and events) with the one extra attribute the managers read, and the `Fake*` peer
 what the node sends as a scripted controller or partition leader would.  A harness owns
 virtual time: ``tick(ms)`` delivers what the node sent, feeds the answers back (at
 once, or when the fake peer says: a `FakeLeader` parks an empty Fetch for its max wait)
-and runs every timer that falls due, in order, as a driver would.  Tests of Partition,
-ReplicaManager and AlterPartitionManager build their small fakes in their own files.
+and runs every timer that falls due, in order, as a driver would.  `ControllerPeerHarness`
+answers a node's requests with any function, for managers that only ask the controller
+(ProducerIdManager); `broker_kafka_config` and the metadata record builders feed the managers
+that read configs and images.  Tests of Partition, ReplicaManager and AlterPartitionManager
+build their small fakes in their own files.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from types import SimpleNamespace
 from typing import Any, Callable
 
+from minikafka.common.config.kafka_config import KafkaConfig
 from minikafka.common.errors import Errors
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
@@ -24,6 +28,8 @@ from minikafka.controller.feature_control_manager import SUPPORTED_FEATURES_4_3
 from minikafka.controller.requests import (BrokerHeartbeatRequest, BrokerHeartbeatResponse,
                                            BrokerRegistrationRequest, BrokerRegistrationResponse,
                                            Feature, Listener)
+from minikafka.metadata.records import (BrokerEndpoint, BrokerRegistrationChangeRecord,
+                                        PartitionRecord, RegisterBrokerRecord, TopicRecord)
 from minikafka.record.memory_records import SimpleRecord, build_batch
 from minikafka.record.record_batch import iter_batches
 from minikafka.runtime.node import Envelope, Node
@@ -75,6 +81,61 @@ def run_for(node: Node, ms: int, exchange: Callable[[], None]) -> None:
 def answer(node: Node, envelope: Envelope, body: Any) -> None:
     node.deliver(Envelope(envelope.dst, envelope.src, body, envelope.correlation_id,
                           is_response=True), node.now)
+
+
+def broker_kafka_config(**overrides: Any) -> KafkaConfig:
+    """A broker's `KafkaConfig` with Kafka's defaults; ``offsets_topic_num_partitions=3`` sets
+    ``offsets.topic.num.partitions``."""
+    props = {"process.roles": "broker", "node.id": "1", "controller.listener.names": "CONTROLLER",
+             "controller.quorum.voters": f"{CONTROLLER_ID}@localhost:9093"}
+    props.update({name.replace("_", "."): value for name, value in overrides.items()})
+    return KafkaConfig(props)
+
+
+# ---------------------------------------------------------------------- metadata records
+def registered_brokers(*broker_ids: int, listener: str = "PLAINTEXT") -> list:
+    """Records that register and unfence ``broker_ids`` (epoch 10 + id, port 9090 + id)."""
+    records: list = []
+    for broker_id in broker_ids:
+        records.append(RegisterBrokerRecord(
+            broker_id=broker_id, broker_epoch=10 + broker_id, incarnation_id=Uuid(broker_id, 1),
+            end_points=[BrokerEndpoint(listener, "localhost", 9090 + broker_id, 0)]))
+        records.append(BrokerRegistrationChangeRecord(broker_id, 10 + broker_id, fenced=-1))
+    return records
+
+
+def topic_records(name: str, topic_id: Uuid, assignments: list[tuple[int, ...]]) -> list:
+    """A TopicRecord and one PartitionRecord per assignment (first replica leads, epoch 0)."""
+    records: list = [TopicRecord(name, topic_id)]
+    records += [PartitionRecord(i, topic_id, replicas, replicas, leader=replicas[0],
+                                leader_epoch=0, partition_epoch=0)
+                for i, replicas in enumerate(assignments)]
+    return records
+
+
+# ---------------------------------------------------------------------- requests to the controller
+class ControllerPeerHarness:
+    """A `FakeNode` whose requests reach an active controller played by ``handle(body)``: it
+    returns the response, or None to leave the request unanswered (it times out at the node)."""
+
+    def __init__(self, handle: Callable[[Any], Any], broker_id: int = 1) -> None:
+        self.node = FakeNode(broker_id)
+        self.node.start(START)
+        self.controller_id: int | None = CONTROLLER_ID    # what the raft observer says
+        self.handle = handle
+        self.received: list[Any] = []
+
+    def tick(self, ms: int = 0) -> None:
+        run_for(self.node, ms, self._exchange)
+
+    def _exchange(self) -> None:
+        envelopes, _ = self.node.drain()
+        for envelope in envelopes:
+            assert envelope.dst == self.controller_id, envelope
+            self.received.append(envelope.body)
+            response = self.handle(envelope.body)
+            if response is not None:
+                answer(self.node, envelope, response)
 
 
 # ---------------------------------------------------------------------- the lifecycle manager

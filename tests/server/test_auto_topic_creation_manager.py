@@ -1,7 +1,15 @@
-"""AutoTopicCreationManager on a simulated cluster: what it asks the controller for, and when."""
+"""AutoTopicCreationManager: what it asks the controller for, and when.
+
+On a simulated cluster first, then alone with a fake forwarding channel and a real
+`KafkaConfig` (tests/server/harness.py).
+"""
 
 from minikafka import Cluster
 from minikafka.common.errors import Errors
+from minikafka.controller.requests import (CreatableTopic, CreatableTopicConfig, CreateTopicsRequest,
+                                           CreateTopicsResponse)
+from minikafka.server.auto_topic_creation_manager import AutoTopicCreationManager
+from tests.server.harness import broker_kafka_config
 
 
 def test_creation_requests_are_sent_once_and_use_the_broker_defaults():
@@ -35,3 +43,67 @@ def test_internal_topics_get_their_coordinators_settings():
         assert (plain.num_partitions, plain.replication_factor, plain.configs) == (1, 1, ())
     finally:
         c.stop()
+
+
+# ---------------------------------------------------------------------- alone, with fakes
+class ForwardedRequests:
+    """Stands in for BrokerServer.forward_to_controller: keeps each request until answered."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[CreateTopicsRequest, object, int | None]] = []   # (request, respond, timeout)
+
+    def __call__(self, request, respond, timeout_ms=None) -> None:
+        self.sent.append((request, respond, timeout_ms))
+
+    def answer(self, index: int = 0) -> None:
+        _, respond, _ = self.sent[index]
+        respond(CreateTopicsResponse(()))
+
+
+def alone(**config):
+    forwarded = ForwardedRequests()
+    kafka_config = broker_kafka_config(**config)
+    manager = AutoTopicCreationManager(kafka_config=lambda: kafka_config,
+                                       forward_to_controller=forwarded)
+    return manager, forwarded
+
+
+def test_one_create_topics_request_carries_every_new_name_with_the_request_timeout():
+    manager, forwarded = alone(num_partitions=3, default_replication_factor=2,
+                                  request_timeout_ms=12000)
+    errors = manager.create_topics(["a", "b"])
+    assert errors == {"a": Errors.UNKNOWN_TOPIC_OR_PARTITION, "b": Errors.UNKNOWN_TOPIC_OR_PARTITION}
+    [(request, _, timeout_ms)] = forwarded.sent
+    assert request == CreateTopicsRequest((CreatableTopic("a", 3, 2), CreatableTopic("b", 3, 2)), 12000)
+    assert timeout_ms == 12000
+
+
+def test_a_name_in_flight_is_not_sent_again_until_the_controller_answers():
+    manager, forwarded = alone()
+    manager.create_topics(["a"])
+    assert manager.create_topics(["a", "c"]) == {"a": Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                                                 "c": Errors.UNKNOWN_TOPIC_OR_PARTITION}
+    assert [[t.name for t in r.topics] for r, _, _ in forwarded.sent] == [["a"], ["c"]]
+    forwarded.answer(0)
+    assert manager.inflight_topics == {"c"}
+    manager.create_topics(["a"])
+    assert [t.name for t in forwarded.sent[-1][0].topics] == ["a"]
+
+
+def test_a_name_kafka_refuses_gets_invalid_topic_and_nothing_is_sent():
+    manager, forwarded = alone()
+    errors = manager.create_topics(["bad name", "x" * 250, "..", ""])
+    assert set(errors.values()) == {Errors.INVALID_TOPIC_EXCEPTION}
+    assert forwarded.sent == [] and manager.inflight_topics == set()
+
+
+def test_consumer_offsets_gets_the_offsets_topic_settings_and_a_compacted_log():
+    manager, forwarded = alone(offsets_topic_num_partitions=7, offsets_topic_replication_factor=2,
+                                  offsets_topic_segment_bytes=1048576, num_partitions=3)
+    manager.create_topics(["__consumer_offsets"])
+    [topic] = forwarded.sent[0][0].topics
+    assert topic == CreatableTopic("__consumer_offsets", 7, 2, configs=(
+        CreatableTopicConfig("cleanup.policy", "compact"),
+        CreatableTopicConfig("compression.type", "producer"),
+        CreatableTopicConfig("segment.bytes", "1048576")))
+

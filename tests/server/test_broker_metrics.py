@@ -1,8 +1,15 @@
-"""Broker MBeans on a simulated cluster, named as Kafka names them, against known traffic and states."""
+"""Broker MBeans named as Kafka names them: on a simulated cluster against known traffic and
+states, and `register_broker_metrics` alone over fake partitions, state and logs."""
+
+from types import SimpleNamespace
 
 import pytest
 
 from minikafka.cluster import Cluster
+from minikafka.common.topic_partition import TopicPartition
+from minikafka.metrics.metrics_registry import MetricsRegistry
+from minikafka.server.broker_lifecycle_manager import BrokerState
+from minikafka.server.broker_metrics import register_broker_metrics
 from tests.client_batches import client_batch
 from tests.network.handlers.dataplane_harness import fetch, only_partition, produce
 
@@ -165,3 +172,51 @@ def test_broker_state_and_log_gauges(cluster):
     assert metrics["kafka.log:type=Log,name=NumLogSegments" + tags] == {"Value": 1}
     size = cluster.snapshot().topic("orders").partitions[0].replica_states[0].size_bytes
     assert metrics["kafka.log:type=Log,name=Size" + tags]["Value"] == size > 0
+
+
+# ---------------------------------------------------------------------- alone, with fake partitions
+class FakePartition:
+    """What the gauges read of a `Partition`: role, replica sets, ISR, min ISR and the log."""
+
+    def __init__(self, leader: bool, replicas, isr, min_isr=1, adding=(), removing=()):
+        self.is_leader = leader
+        self.replicas, self.isr = tuple(replicas), tuple(isr)
+        self.adding_replicas, self.removing_replicas = tuple(adding), tuple(removing)
+        self.log = object()
+        self._min_isr = min_isr
+
+    def min_isr(self) -> int:
+        return self._min_isr
+
+    def is_under_min_isr(self) -> bool:
+        return self.is_leader and len(self.isr) < self._min_isr
+
+
+def test_gauges_read_the_partition_map_the_state_and_the_logs_each_time():
+    registry = MetricsRegistry(lambda: 0)
+    partitions, logs = {}, {}
+    state = {"now": BrokerState.RECOVERY}
+    meters = register_broker_metrics(registry, partitions=partitions,
+                                     broker_state=lambda: state["now"], logs=logs)
+    assert registry.read(0)[RM + "PartitionCount"]["Value"] == 0
+    assert registry.read(0)["kafka.server:type=KafkaServer,name=BrokerState"]["Value"] == 2
+
+    partitions.update({
+        TopicPartition("t", 0): FakePartition(True, (1, 2, 3), (1, 2, 3), min_isr=2),
+        TopicPartition("t", 1): FakePartition(True, (1, 2, 3), (1, 2), min_isr=2),       # at min ISR
+        TopicPartition("t", 2): FakePartition(True, (1, 2, 3), (1,), min_isr=2),         # under
+        TopicPartition("t", 3): FakePartition(False, (2, 1, 3), (2,)),                   # a follower
+        TopicPartition("t", 4): FakePartition(True, (1, 2, 4), (1, 2), adding=(4,)),     # reassigning
+    })
+    logs[TopicPartition("t", 0)] = SimpleNamespace(number_of_segments=2, log_start_offset=5,
+                                                   log_end_offset=9, size_in_bytes=700)
+    state["now"] = BrokerState.RUNNING
+    values = {name: v["Value"] for name, v in registry.read(0).items() if "Value" in v}
+    assert {name[len(RM):]: values[name] for name in values if name.startswith(RM)} == {
+        "LeaderCount": 4, "PartitionCount": 5, "OfflineReplicaCount": 0,
+        "UnderReplicatedPartitions": 2, "UnderMinIsrPartitionCount": 1,
+        "AtMinIsrPartitionCount": 1, "ReassigningPartitions": 1}
+    assert values["kafka.server:type=KafkaServer,name=BrokerState"] == 3
+    assert values["kafka.log:type=Log,name=Size,topic=t,partition=0"] == 700
+    assert values["kafka.log:type=Log,name=LogStartOffset,topic=t,partition=0"] == 5
+    assert meters.shrinks is registry.meters[RM + "IsrShrinksPerSec"]
