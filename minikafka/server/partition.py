@@ -4,16 +4,16 @@ Theory of operation
 -------------------
 The leader of a partition owns three decisions:
 
-* **who is in sync.**  A follower stays in the in-sync replica set (ISR)
-  while it keeps catching up with the leader's log end offset (LEO) within
-  ``replica.lag.time.max.ms``, and joins once its LEO reaches the high
-  watermark.  The leader never edits the ISR itself: it asks the controller
-  with AlterPartition and keeps the change *pending* until the answer (or the
-  metadata) settles it; while an expansion is pending the new member already
-  counts for the high watermark (the "maximal ISR").  That bookkeeping --
-  followers' fetch states, expand, shrink, the change in flight -- lives in
-  `minikafka.server.partition_state`, which `Partition` inherits
-  (`IsrTracking`).
+* **who is in sync.**  A follower is *caught up* when a fetch asked for the
+  leader's log end offset (LEO), and it stays in the ISR as long as it was
+  caught up within ``replica.lag.time.max.ms``.  Joining needs the follower's
+  LEO to reach the high watermark and the start of the leader's epoch, and
+  its broker to be registered, unfenced and not shutting down.  The leader
+  never edits the ISR itself: it asks the controller with AlterPartition and
+  keeps the change *pending* until the answer (or the metadata) confirms it.
+  While an expansion is pending, the new member already counts for the high
+  watermark (Kafka's "maximal ISR"), so the HW never runs ahead of a replica
+  the controller might accept.
 * **what is committed.**  The high watermark is the smallest LEO among the
   leader and the maximal ISR.  It only moves forward; consumers read below it,
   and an acks=all produce completes when it passes the batch.  While the ISR
@@ -30,17 +30,13 @@ The leader of a partition owns three decisions:
   passed just before the ISR shrank.
 
 A follower only appends what its fetcher brings and copies the leader's HW.
-New metadata (``make_leader``/``make_follower``) replaces the assignment and
-the ISR and drops any pending ISR change; if it shows our own pending change
-already committed, that change counts as accepted.
 
 What it depends on: its host, the `ReplicaManager`, seen through the narrow
 `PartitionHost` (the broker id and clock, the log to create, whether another
 broker is alive or ISR-eligible, the AlterPartition channel, the ISR change
 meters, event notes, and a hook for a high watermark that moved).
 
-Mirrors ``kafka.cluster.Partition`` (``kafka.cluster.Replica`` and the ISR
-changes are in `partition_state`).
+Mirrors ``kafka.cluster.Partition`` and ``kafka.cluster.Replica``.
 Simplified: one log directory, no future replicas (AlterReplicaLogDirs moves
 are instantaneous), the ISR is checked on a timer like Kafka's
 ``isr-expiration`` task.
@@ -48,6 +44,7 @@ are instantaneous), the ISR is checked on a timer like Kafka's
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from minikafka.common.errors import (Errors, KafkaException, NotEnoughReplicasException,
@@ -55,9 +52,8 @@ from minikafka.common.errors import (Errors, KafkaException, NotEnoughReplicasEx
                                      NotLeaderOrFollowerException)
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
+from minikafka.common.java_hashing import hashmap_order
 from minikafka.server.fetch import FetchPartitionData, FetchPartitionRequest
-from minikafka.server.partition_state import (UNKNOWN_OFFSET, IsrTracking, PendingIsrChange,
-                                              ReplicaState, isr_set)
 from minikafka.storage.fetch_data_info import FetchIsolation
 from minikafka.storage.file_records import TimestampAndOffset
 from minikafka.storage.log_append_info import LogAppendInfo
@@ -66,12 +62,49 @@ if TYPE_CHECKING:
     from minikafka.metadata.partition_registration import PartitionRegistration
     from minikafka.storage.unified_log import UnifiedLog
 
-__all__ = ["Partition", "PartitionHost", "PendingIsrChange", "ReplicaState", "isr_set", "scala_set"]
+UNKNOWN_OFFSET = -1
+
+
+def _ids(ids) -> str:
+    """How Kafka's Partition log lines print a replica list: ``1,2,3``."""
+    return ",".join(str(i) for i in ids)
+
+
+def isr_set(ids) -> tuple[int, ...]:
+    """The ISR a leader proposes in AlterPartition: Kafka 4.3's ``Partition`` keeps it in a Java
+    ``HashSet``, so it goes out in hash order (ascending for ids below the table size), not in the
+    order replicas joined: ISR 3 plus 2 is sent as 2,3."""
+    return tuple(hashmap_order(list(ids)))
 
 
 def scala_set(ids) -> str:
     """How Kafka's Scala code prints a set of broker ids in messages: ``Set(1, 2)``."""
     return "Set(" + ", ".join(str(i) for i in ids) + ")"
+
+
+@dataclass
+class ReplicaState:
+    """What the leader knows about one follower (Kafka's ``Replica``)."""
+
+    log_end_offset: int = UNKNOWN_OFFSET          # the follower's LEO, from its last fetch
+    log_start_offset: int = UNKNOWN_OFFSET        # the follower's log start offset
+    last_fetch_leader_log_end_offset: int = UNKNOWN_OFFSET  # our LEO at its previous fetch
+    last_fetch_time_ms: int = 0                   # when it last fetched
+    last_caught_up_time_ms: int = 0               # last time it had everything we had
+    broker_epoch: int = -1                        # the follower's broker epoch at its last fetch
+
+    def is_caught_up(self, leader_end_offset: int, now: int, max_lag_ms: int) -> bool:
+        return (leader_end_offset == self.log_end_offset
+                or now - self.last_caught_up_time_ms <= max_lag_ms)
+
+
+@dataclass(frozen=True)
+class PendingIsrChange:
+    """An AlterPartition in flight: the ISR we asked for and what it adds/removes."""
+
+    proposed_isr: tuple[int, ...]
+    adding: frozenset[int]
+    removing: frozenset[int]
 
 
 class PartitionHost(Protocol):
@@ -97,7 +130,7 @@ class PartitionHost(Protocol):
     def emit(self, kind: str, text: str, **data: Any) -> None: ...
 
 
-class Partition(IsrTracking):
+class Partition:
     def __init__(self, tp: TopicPartition, manager: PartitionHost):
         self.topic_partition = tp
         self.manager = manager                      # our ReplicaManager, as a PartitionHost
@@ -119,6 +152,12 @@ class Partition(IsrTracking):
     @property
     def is_leader(self) -> bool:
         return self.leader_id == self.broker_id
+
+    @property
+    def maximal_isr(self) -> tuple[int, ...]:
+        if self.pending is None:
+            return self.isr
+        return self.isr + tuple(sorted(self.pending.adding - set(self.isr)))
 
     @property
     def high_watermark(self) -> int:
@@ -342,6 +381,106 @@ class Partition(IsrTracking):
             if self.manager.is_broker_alive(replica) and state.log_start_offset < low:
                 low = state.log_start_offset
         return low
+
+    # ------------------------------------------------------------------ ISR management
+    def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, log_start_offset: int,
+                                    broker_epoch: int, now: int) -> None:
+        state = self.remote[replica_id]
+        leader_end = self.log.log_end_offset
+        if fetch_offset >= leader_end:
+            state.last_caught_up_time_ms = max(state.last_caught_up_time_ms, now)
+        elif fetch_offset >= state.last_fetch_leader_log_end_offset >= 0:
+            state.last_caught_up_time_ms = max(state.last_caught_up_time_ms,
+                                               state.last_fetch_time_ms)
+        state.log_end_offset = fetch_offset
+        state.log_start_offset = log_start_offset
+        state.last_fetch_leader_log_end_offset = leader_end
+        state.last_fetch_time_ms = now
+        state.broker_epoch = broker_epoch
+        self.maybe_expand_isr(replica_id, now)
+        self.maybe_increment_leader_hw(now)
+
+    def maybe_expand_isr(self, replica_id: int, now: int) -> None:
+        if self.pending is not None or replica_id in self.isr or replica_id not in self.replicas:
+            return
+        state = self.remote[replica_id]
+        if state.log_end_offset < self.log.high_watermark:
+            return
+        if state.log_end_offset < self.leader_epoch_start_offset:
+            return
+        if not self.manager.is_replica_isr_eligible(replica_id, state.broker_epoch):
+            return
+        new_isr = isr_set(self.isr + (replica_id,))
+        self.manager.emit(
+            "isr_expand", f"[Partition {self.topic_partition} broker={self.broker_id}] Expanding ISR "
+            f"from {_ids(self.isr)} to {_ids(new_isr)}: broker {replica_id} caught up to the high "
+            f"watermark ({state.log_end_offset} >= {self.log.high_watermark})",
+            topic=self.topic_partition.topic, partition=self.topic_partition.partition,
+            replica=replica_id, isr=list(self.isr), new_isr=list(new_isr))
+        self._submit_isr_change(new_isr, adding={replica_id}, removing=set())
+
+    def out_of_sync_replicas(self, now: int, max_lag_ms: int) -> list[int]:
+        leader_end = self.log.log_end_offset
+        return [r for r in self.isr if r != self.broker_id and r in self.remote
+                and not self.remote[r].is_caught_up(leader_end, now, max_lag_ms)]
+
+    def maybe_shrink_isr(self, now: int, max_lag_ms: int) -> None:
+        if not self.is_leader or self.log is None or self.pending is not None:
+            return
+        lagging = self.out_of_sync_replicas(now, max_lag_ms)
+        if lagging:
+            new_isr = isr_set(r for r in self.isr if r not in lagging)
+            self._note_shrink(new_isr, lagging, now, max_lag_ms)
+            self._submit_isr_change(new_isr, adding=set(), removing=set(lagging))
+
+    def _note_shrink(self, new_isr: tuple[int, ...], lagging: list[int], now: int,
+                     max_lag_ms: int) -> None:
+        # Kafka's leader logs this line (Partition.maybeShrinkIsr); the reason after it is ours.
+        out_of_sync = " ".join(f"(brokerId: {r}, endOffset: {self.remote[r].log_end_offset})"
+                               for r in lagging)
+        behind = ", ".join(f"broker {r} for {now - self.remote[r].last_caught_up_time_ms} ms"
+                           for r in lagging)
+        self.manager.emit(
+            "isr_shrink", f"[Partition {self.topic_partition} broker={self.broker_id}] Shrinking ISR "
+            f"from {_ids(self.isr)} to {_ids(new_isr)}. Leader: (highWatermark: "
+            f"{self.log.high_watermark}, endOffset: {self.log.log_end_offset}). Out of sync "
+            f"replicas: {out_of_sync}. Not caught up: {behind} "
+            f"(replica.lag.time.max.ms={max_lag_ms})",
+            topic=self.topic_partition.topic, partition=self.topic_partition.partition,
+            out_of_sync=list(lagging), isr=list(self.isr), new_isr=list(new_isr))
+
+    def _submit_isr_change(self, new_isr: tuple[int, ...], adding: set[int],
+                           removing: set[int]) -> None:
+        self.pending = PendingIsrChange(new_isr, frozenset(adding), frozenset(removing))
+        epoch_at_submit = (self.leader_epoch, self.partition_epoch)
+        self.manager.alter_partition(self, new_isr,
+                                     lambda result: self._on_alter_partition(epoch_at_submit, result))
+
+    def _on_alter_partition(self, epoch_at_submit: tuple[int, int], result) -> None:
+        """``result`` is (error, leader_id, leader_epoch, isr, partition_epoch) or None on timeout."""
+        if (self.leader_epoch, self.partition_epoch) != epoch_at_submit:
+            return                                   # the metadata already moved on
+        proposed, self.pending = self.pending, None
+        if result is None:
+            return
+        error, leader_id, leader_epoch, isr, partition_epoch = result
+        self._mark_isr_update(proposed, error is Errors.NONE and leader_epoch == self.leader_epoch
+                              and partition_epoch >= self.partition_epoch)
+        if error is not Errors.NONE:
+            return                                   # retried by the next fetch or ISR check
+        if partition_epoch > self.partition_epoch:
+            self.isr = tuple(isr)
+            self.partition_epoch = partition_epoch
+        self.maybe_increment_leader_hw(self.manager.now)
+
+    def _mark_isr_update(self, proposed: PendingIsrChange | None, accepted: bool) -> None:
+        # Kafka's AlterPartitionListener: IsrExpands/ShrinksPerSec once the controller accepted
+        # the change, FailedIsrUpdatesPerSec for an error or a stale answer.
+        meters = self.manager.isr_meters
+        if meters is None or proposed is None:
+            return
+        meter = meters.failed if not accepted else meters.expands if proposed.adding else meters.shrinks
+        meter.mark(1, self.manager.now)
 
     # ------------------------------------------------------------------ high watermark
     def maybe_increment_leader_hw(self, now: int) -> bool:
