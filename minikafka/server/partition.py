@@ -36,7 +36,8 @@ What it depends on: its host, the `ReplicaManager`, seen through the narrow
 broker is alive or ISR-eligible, the AlterPartition channel, the ISR change
 meters, event notes, and a hook for a high watermark that moved).
 
-Mirrors ``kafka.cluster.Partition`` and ``kafka.cluster.Replica``.
+Mirrors ``kafka.cluster.Partition``; what the leader knows of each follower is
+`minikafka.server.replica` (Kafka's ``kafka.cluster.Replica``).
 Simplified: one log directory, no future replicas (AlterReplicaLogDirs moves
 are instantaneous), the ISR is checked on a timer like Kafka's
 ``isr-expiration`` task.
@@ -52,8 +53,8 @@ from minikafka.common.errors import (Errors, KafkaException, NotEnoughReplicasEx
                                      NotLeaderOrFollowerException)
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
-from minikafka.common.java_hashing import hashmap_order
 from minikafka.server.fetch import FetchPartitionData, FetchPartitionRequest
+from minikafka.server.replica import UNKNOWN_OFFSET, PendingIsrChange, ReplicaState, isr_set
 from minikafka.storage.fetch_data_info import FetchIsolation
 from minikafka.storage.file_records import TimestampAndOffset
 from minikafka.storage.log_append_info import LogAppendInfo
@@ -62,49 +63,14 @@ if TYPE_CHECKING:
     from minikafka.metadata.partition_registration import PartitionRegistration
     from minikafka.storage.unified_log import UnifiedLog
 
-UNKNOWN_OFFSET = -1
-
-
 def _ids(ids) -> str:
     """How Kafka's Partition log lines print a replica list: ``1,2,3``."""
     return ",".join(str(i) for i in ids)
 
 
-def isr_set(ids) -> tuple[int, ...]:
-    """The ISR a leader proposes in AlterPartition: Kafka 4.3's ``Partition`` keeps it in a Java
-    ``HashSet``, so it goes out in hash order (ascending for ids below the table size), not in the
-    order replicas joined: ISR 3 plus 2 is sent as 2,3."""
-    return tuple(hashmap_order(list(ids)))
-
-
 def scala_set(ids) -> str:
     """How Kafka's Scala code prints a set of broker ids in messages: ``Set(1, 2)``."""
     return "Set(" + ", ".join(str(i) for i in ids) + ")"
-
-
-@dataclass
-class ReplicaState:
-    """What the leader knows about one follower (Kafka's ``Replica``)."""
-
-    log_end_offset: int = UNKNOWN_OFFSET          # the follower's LEO, from its last fetch
-    log_start_offset: int = UNKNOWN_OFFSET        # the follower's log start offset
-    last_fetch_leader_log_end_offset: int = UNKNOWN_OFFSET  # our LEO at its previous fetch
-    last_fetch_time_ms: int = 0                   # when it last fetched
-    last_caught_up_time_ms: int = 0               # last time it had everything we had
-    broker_epoch: int = -1                        # the follower's broker epoch at its last fetch
-
-    def is_caught_up(self, leader_end_offset: int, now: int, max_lag_ms: int) -> bool:
-        return (leader_end_offset == self.log_end_offset
-                or now - self.last_caught_up_time_ms <= max_lag_ms)
-
-
-@dataclass(frozen=True)
-class PendingIsrChange:
-    """An AlterPartition in flight: the ISR we asked for and what it adds/removes."""
-
-    proposed_isr: tuple[int, ...]
-    adding: frozenset[int]
-    removing: frozenset[int]
 
 
 class PartitionHost(Protocol):
@@ -385,18 +351,8 @@ class Partition:
     # ------------------------------------------------------------------ ISR management
     def update_follower_fetch_state(self, replica_id: int, fetch_offset: int, log_start_offset: int,
                                     broker_epoch: int, now: int) -> None:
-        state = self.remote[replica_id]
-        leader_end = self.log.log_end_offset
-        if fetch_offset >= leader_end:
-            state.last_caught_up_time_ms = max(state.last_caught_up_time_ms, now)
-        elif fetch_offset >= state.last_fetch_leader_log_end_offset >= 0:
-            state.last_caught_up_time_ms = max(state.last_caught_up_time_ms,
-                                               state.last_fetch_time_ms)
-        state.log_end_offset = fetch_offset
-        state.log_start_offset = log_start_offset
-        state.last_fetch_leader_log_end_offset = leader_end
-        state.last_fetch_time_ms = now
-        state.broker_epoch = broker_epoch
+        self.remote[replica_id].update_fetch_state(fetch_offset, log_start_offset, self.log.log_end_offset,
+                                                   broker_epoch, now)
         self.maybe_expand_isr(replica_id, now)
         self.maybe_increment_leader_hw(now)
 

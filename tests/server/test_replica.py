@@ -3,7 +3,7 @@
 The ISR decisions built on it are tested through `Partition` in test_partition.py.
 """
 
-from minikafka.server.partition_state import ReplicaState, isr_set
+from minikafka.server.replica import ReplicaState, isr_set
 
 LAG = 30_000
 
