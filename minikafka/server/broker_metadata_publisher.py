@@ -22,7 +22,8 @@ What it depends on, all passed in by `BrokerServer`: the raft client's view
 of the metadata log (its ``high_watermark``), the broker id (which local
 changes are ours), and the three parts it publishes to -- a callable that
 applies config changes between two images, the replica manager
-(``apply_delta``) and the group coordinator adapter (``on_metadata``).
+(``apply_delta``) and the group coordinator adapter (``on_metadata``, told
+which topics were deleted, by name).
 A change of active controller needs nothing from it: requests to the
 controller look the leader up in the raft client each time.
 
@@ -59,7 +60,7 @@ class ReplicaChangesListener(Protocol):
 class ImageListener(Protocol):
     """The group coordinator adapter, told of every new image."""
 
-    def on_metadata(self, image: MetadataImage) -> None: ...
+    def on_metadata(self, image: MetadataImage, deleted_topics: tuple[str, ...] = ()) -> None: ...
 
 
 class BrokerMetadataPublisher:
@@ -95,7 +96,7 @@ class BrokerMetadataPublisher:
         self.image = image = delta.apply(self._provenance)
         self.apply_configs(previous, image)
         self.replica_manager.apply_delta(delta.local_changes(self.broker_id), image)
-        self.group_coordinator.on_metadata(image)
+        self.group_coordinator.on_metadata(image, deleted_topic_names(delta, previous))
 
     def handle_leader_change(self, leader_and_epoch) -> None:
         pass                    # requests to the controller ask raft for the leader each time
@@ -105,3 +106,11 @@ class BrokerMetadataPublisher:
         """The last metadata offset this broker has applied (-1 before the first)."""
         provenance = self.image.provenance
         return provenance.last_contained_offset if provenance else -1
+
+
+def deleted_topic_names(delta: MetadataDelta, previous: MetadataImage) -> tuple[str, ...]:
+    """The names, in the image before ``delta``, of the topics ``delta`` deleted."""
+    if delta.topics_delta is None:
+        return ()
+    topics = (previous.topics.get_topic(topic_id) for topic_id in delta.topics_delta.deleted_topic_ids)
+    return tuple(topic.name for topic in topics if topic is not None)

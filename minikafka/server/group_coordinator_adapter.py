@@ -26,7 +26,8 @@ on it), the current metadata image, the `ReplicaManager`'s
 ``append_records`` (the coordinator's writes) and the channel that forwards
 CreateTopics to the active controller.  `BrokerServer` also calls
 ``on_became_leader``/``on_resigned_leader`` as the replica manager's
-leadership listener and ``on_metadata`` for every published image.
+leadership listener and ``on_metadata`` for every published image, with the
+names of the topics it deleted (the coordinator deletes their committed offsets).
 
 Mirrors ``kafka.coordinator.group.CoordinatorPartitionWriter``, the
 coordinator loader and the group branch of ``KafkaApis.getCoordinator``.
@@ -91,9 +92,11 @@ class GroupCoordinatorAdapter:
         if partition.topic_partition.topic == OFFSETS_TOPIC:
             self.coordinator.on_resigned(partition.topic_partition.partition)
 
-    def on_metadata(self, image) -> None:
+    def on_metadata(self, image, deleted_topics: tuple[str, ...] = ()) -> None:
         if self.creating_offsets_topic and image.topics.get_topic(OFFSETS_TOPIC) is not None:
             self.creating_offsets_topic = False
+        if deleted_topics:
+            self.coordinator.on_topics_deleted(deleted_topics)   # their committed offsets go too
 
     def shutdown(self) -> None:
         self.coordinator.shutdown()

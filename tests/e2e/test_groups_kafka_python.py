@@ -115,3 +115,19 @@ def test_admin_lists_describes_and_deletes_groups(cluster, admin):
     assert "admin-app" not in {g["group_id"] for g in admin.list_groups()}
     gone = admin.describe_groups(["admin-app"])["admin-app"]        # DescribeGroups v6: not found, with a message
     assert gone["error"] == str(GroupIdNotFoundError("Group admin-app not found."))
+
+
+def test_deleting_a_topic_deletes_the_groups_offsets_for_it(cluster, admin):
+    make_topic(cluster, "doomed", partitions=2, records=6)
+    make_topic(cluster, "lasting", partitions=1, records=3)
+    consumer = group_consumer(cluster, "two-topics", "doomed", "lasting")
+    drain(consumer, 9)
+    consumer.commit()
+    consumer.close()
+    assert {tp.topic for tp in committed(admin, "two-topics")} == {"doomed", "lasting"}
+    admin.delete_topics(["doomed"])
+    # As in Kafka 4.3, the coordinator deletes the deleted topic's offsets; the group keeps the rest.
+    eventually(lambda: {tp.topic for tp in committed(admin, "two-topics")} == {"lasting"},
+               what="the offsets of the deleted topic gone")
+    assert committed(admin, "two-topics") == {TopicPartition("lasting", 0): 3}
+    assert any(e.kind == "offsets_deleted" and e.data["topics"] == ["doomed"] for e in cluster.events.since(0))

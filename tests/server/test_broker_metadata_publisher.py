@@ -29,8 +29,8 @@ class Recorder:
     def apply_delta(self, changes, image) -> None:
         self.calls.append(("replicas", changes, image))
 
-    def on_metadata(self, image) -> None:
-        self.calls.append(("groups", image))
+    def on_metadata(self, image, deleted_topics=()) -> None:
+        self.calls.append(("groups", image, deleted_topics))
 
     def kinds(self) -> list[str]:
         return [call[0] for call in self.calls]
@@ -58,8 +58,8 @@ def test_a_committed_batch_goes_to_configs_then_replicas_then_groups():
     raft.high_watermark = batch.next_offset
     pub.handle_commit(batch)
     assert recorder.kinds() == ["configs", "replicas", "groups"]
-    (_, previous, image), (_, changes, image2), (_, image3) = recorder.calls
-    assert previous is EMPTY_IMAGE and image is image2 is image3 is pub.image
+    (_, previous, image), (_, changes, image2), (_, image3, deleted) = recorder.calls
+    assert previous is EMPTY_IMAGE and image is image2 is image3 is pub.image and deleted == ()
     assert image.topics.get_topic("orders") is not None
     assert list(changes.followers) == [TopicPartition("orders", 0)]      # broker 2 follows 1
     assert list(changes.leaders) == [TopicPartition("orders", 1)]        # and leads partition 1
@@ -102,3 +102,14 @@ def test_a_control_batch_moves_the_offset_without_records():
     pub.handle_commit(control)
     assert pub.offset == control.last_offset
     assert recorder.calls[-1][1] is pub.image and pub.image.cluster.broker(1) is not None
+
+
+def test_the_group_coordinator_learns_the_names_of_deleted_topics():
+    raft, recorder, pub = publisher(broker_id=1)
+    created, removed = batches(registered_brokers(1) + topic_records("orders", ORDERS, [(1,)]),
+                               [RemoveTopicRecord(ORDERS)])
+    raft.high_watermark = created.next_offset
+    pub.handle_commit(created)
+    raft.high_watermark = removed.next_offset
+    pub.handle_commit(removed)
+    assert [call[2] for call in recorder.calls if call[0] == "groups"] == [(), ("orders",)]
