@@ -116,3 +116,20 @@ def test_kafka_python_group(single):
         return {"records": seen, "committed": committed, "assignment": assignment,
                 "describe": groups_tool(side, "--describe", "--group", "py")}
     single.play("groups: a kafka-python consumer joins, reads and commits", scenario, area="groups")
+
+
+def test_deleting_a_topic_deletes_its_committed_offsets(single):
+    def scenario(side):
+        fill(side, "g-doomed", 1)
+        fill(side, "g-lasting", 1)
+        consume(side, "g-doomed", "two-topics", 6)
+        consume(side, "g-lasting", "two-topics", 6)
+        before = groups_tool(side, "--describe", "--group", "two-topics", "--offsets")
+        deleted = side.tool("kafka-topics", "--delete", "--topic", "g-doomed")
+        # the coordinator deletes the offsets once its broker has the metadata: poll for it
+        after = side.wait_until(
+            lambda: (lambda run: run if "g-doomed" not in run.stdout else None)(
+                groups_tool(side, "--describe", "--group", "two-topics", "--offsets")),
+            timeout_s=30, what="the deleted topic's offsets gone")
+        return {"before": before, "delete": deleted, "after": after}
+    single.play("groups: deleting a topic deletes the groups' committed offsets for it", scenario, area="groups")
