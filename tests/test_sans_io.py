@@ -303,7 +303,7 @@ def facade_violations_in(source: str, relative: str) -> list[str]:
 
 
 def test_the_facade_rule_can_fail():
-    source = ("import time\nimport secrets\nfrom minikafka.drivers.runtime import NodeState\n"
+    source = ("import time\nimport secrets\nfrom minikafka.drivers.cluster_runtime import NodeState\n"
               "now = time.time()\n")
     assert facade_violations_in(source, "cluster/probe.py") == [
         "cluster/probe.py:1 imports time", "cluster/probe.py:2 imports secrets",

@@ -33,7 +33,7 @@ from minikafka.controller.requests import (
     DeleteTopicState, ElectionType, ElectLeadersRequest, IncrementalAlterConfigsRequest,
     ListPartitionReassignmentsRequest, ReassignablePartition, ReassignableTopic, TopicPartitions,
     UnregisterBrokerRequest)
-from minikafka.drivers.runtime import ConnectionRefused, NodeState
+from minikafka.drivers.cluster_runtime import ConnectionRefused, NodeState
 from minikafka.runtime.node import RequestTimedOut
 
 ADMIN_TIMEOUT_MS = 30_000

@@ -25,7 +25,7 @@ from __future__ import annotations
 import shutil
 
 from minikafka.cluster.processes import NodeProcesses
-from minikafka.drivers.runtime import NodeState
+from minikafka.drivers.cluster_runtime import NodeState
 
 
 class FaultVerbs:

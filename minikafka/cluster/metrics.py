@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from minikafka.cluster.processes import NodeProcesses
-from minikafka.drivers.runtime import NodeState
+from minikafka.drivers.cluster_runtime import NodeState
 from minikafka.cluster.request_counts import PartitionRequestCount, RequestCount, RequestCounts
 from minikafka.common.topic_partition import TopicPartition
 

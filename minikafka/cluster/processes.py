@@ -30,7 +30,7 @@ import random
 from typing import Any, Callable, Iterable
 
 from minikafka.cluster.layout import ClusterLayout
-from minikafka.drivers.runtime import NodeState
+from minikafka.drivers.cluster_runtime import NodeState
 from minikafka.runtime.events import EventLog
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 
 from minikafka.common.topic_partition import TopicPartition
-from minikafka.drivers.runtime import NodeState
+from minikafka.drivers.cluster_runtime import NodeState
 from minikafka.metadata.image import ConfigResource
 from minikafka.cluster.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot,
                                 QuorumSnapshot, ReplicaState, TopicSnapshot)

@@ -30,7 +30,7 @@ import shlex
 
 from minikafka.cluster.processes import NodeProcesses
 from minikafka.cluster.snapshot_builder import take_snapshot
-from minikafka.drivers.runtime import NodeState
+from minikafka.drivers.cluster_runtime import NodeState
 from minikafka.tools import metadata_quorum_command_output, topic_command_output
 
 

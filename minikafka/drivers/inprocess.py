@@ -21,7 +21,7 @@ from typing import Any
 
 from kafka.protocol.parser import KafkaProtocol
 
-from minikafka.drivers.runtime import ConnectionRefused
+from minikafka.drivers.cluster_runtime import ConnectionRefused
 from minikafka.network.client_request import ClientRequest
 from minikafka.network.codec import decode_request, encode_response
 from minikafka.network.request_channel import CloseConnectionResponse, NoOpResponse

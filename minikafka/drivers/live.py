@@ -58,7 +58,7 @@ import traceback
 from typing import Any, Callable, Hashable, TypeVar
 
 from minikafka.drivers.plane_scheduler import CONTROL, DATA, PlaneScheduler
-from minikafka.drivers.runtime import ClusterRuntime, NodeFactory
+from minikafka.drivers.cluster_runtime import ClusterRuntime, NodeFactory
 from minikafka.drivers.stall_clock import ObservedSelector, StallClock
 from minikafka.runtime.events import EventLog
 from minikafka.runtime.node import Envelope, RequestTimedOut

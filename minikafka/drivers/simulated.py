@@ -22,7 +22,7 @@ import itertools
 import threading
 from typing import Any, Callable, Hashable
 
-from minikafka.drivers.runtime import ClusterRuntime, NodeFactory
+from minikafka.drivers.cluster_runtime import ClusterRuntime, NodeFactory
 from minikafka.runtime.events import EventLog
 from minikafka.runtime.node import Envelope, RequestTimedOut
 

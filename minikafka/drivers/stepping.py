@@ -44,7 +44,7 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from minikafka.drivers.runtime import NodeFactory, NodeHandle, NodeState
+from minikafka.drivers.cluster_runtime import NodeFactory, NodeHandle, NodeState
 from minikafka.drivers.simulated import SIM_EPOCH_MS, SimulatedDriver
 from minikafka.runtime.events import EventLog
 from minikafka.runtime.node import Envelope, Node

@@ -25,7 +25,7 @@ import itertools
 import logging
 import socket
 
-from minikafka.drivers.runtime import ConnectionRefused
+from minikafka.drivers.cluster_runtime import ConnectionRefused
 from minikafka.network.client_request import ClientRequest
 from minikafka.network.kafka_channel import KafkaChannel, server_connection_id
 from minikafka.network.request_channel import CloseConnectionResponse

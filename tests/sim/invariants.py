@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from minikafka.controller.feature_control_manager import is_elr_enabled
-from minikafka.drivers.runtime import NodeState
+from minikafka.drivers.cluster_runtime import NodeState
 
 
 class InvariantViolation(AssertionError):

@@ -16,7 +16,7 @@ import pytest
 from minikafka import Cluster
 from minikafka.common.errors import Errors
 from minikafka.common.topic_partition import TopicPartition
-from minikafka.drivers.runtime import NodeState
+from minikafka.drivers.cluster_runtime import NodeState
 from minikafka.record.memory_records import SimpleRecord, build_batch, decode_records
 from tests.sim.invariants import InvariantChecker
 from tests.sim.test_fault_scenarios import _converged

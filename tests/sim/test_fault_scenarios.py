@@ -12,7 +12,7 @@ import random
 import pytest
 
 from minikafka import Cluster
-from minikafka.drivers.runtime import NodeState
+from minikafka.drivers.cluster_runtime import NodeState
 from tests.sim.invariants import InvariantChecker
 
 FAULTS = ("kill", "pause", "isolate", "latency")

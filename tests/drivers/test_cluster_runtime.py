@@ -5,7 +5,7 @@ import random
 import pytest
 
 from minikafka.drivers.live import LiveDriver
-from minikafka.drivers.runtime import ConnectionRefused
+from minikafka.drivers.cluster_runtime import ConnectionRefused
 from minikafka.drivers.simulated import SimulatedDriver
 from minikafka.runtime.events import EventLog
 from minikafka.runtime.node import Node, RequestTimedOut
