@@ -41,6 +41,7 @@ before.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import shutil
 import tempfile
@@ -61,6 +62,16 @@ from minikafka.runtime.events import EventLog
 from minikafka.timing import TimingProfile, profile
 
 START_TIMEOUT_MS = 30_000
+
+# Temporary data directories of clusters not stopped yet: removed when the interpreter exits, so a
+# cluster that was never started or stopped (a kernel restarted mid-lesson) leaves nothing in /tmp.
+_TEMPORARY_ROOTS: set[Path] = set()
+
+
+@atexit.register
+def _remove_temporary_roots() -> None:
+    for root in list(_TEMPORARY_ROOTS):
+        shutil.rmtree(root, ignore_errors=True)
 
 
 class verb:
@@ -113,6 +124,7 @@ class Cluster:
         check_node_configs(self.layout)       # Kafka's start-up checks, before anything is created
         if root is None:
             self.layout.root = Path(tempfile.mkdtemp(prefix="minikafka-"))
+            _TEMPORARY_ROOTS.add(self.layout.root)
         self.events = EventLog()
         self._processes = NodeProcesses(self.layout, self.events, simulated, port)
         self.events.subscribe(self._processes.on_event)
@@ -203,6 +215,7 @@ class Cluster:
         self._processes.stop_all(graceful)
         if self._temporary:
             shutil.rmtree(self.layout.root, ignore_errors=True)
+            _TEMPORARY_ROOTS.discard(self.layout.root)
 
     is_ready = verb("_processes", NodeProcesses.is_ready)
 

@@ -271,3 +271,18 @@ def test_time_settings_in_broker_config_change_the_timing_profile():
     assert cluster.non_default_configs()["log.retention.ms"] == "60000"
     assert cluster.non_default_configs()["replica.lag.time.max.ms"] == "9000"
     assert "log.segment.bytes" not in cluster.non_default_configs()
+
+
+def test_a_temporary_data_dir_goes_when_the_interpreter_exits_even_if_never_stopped():
+    # a kernel restarted mid-lesson must not leave the cluster's files in /tmp
+    import subprocess
+    import sys
+    from pathlib import Path
+    script = ("from minikafka import Cluster\n"
+              "c = Cluster(brokers=1, controllers=1, simulated=True)\n"
+              "(c.data_dir / 'left-behind').write_text('x')\n"
+              "print(c.data_dir)\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    data_dir = Path(result.stdout.strip())
+    assert data_dir.name.startswith("minikafka-") and not data_dir.exists()
