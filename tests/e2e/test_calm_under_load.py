@@ -5,8 +5,9 @@ thread.  kafka-python clients running flat out there (a producer in a loop,
 a consumer group polling) used to starve that thread for longer than the
 teaching profile's quorum timeouts: controllers resigned and were elected
 again, followers truncated, although nothing had failed.  These tests put
-that load next to a 3-broker, 3-controller cluster for 30 s and require the
-event log to show no Kafka reaction at all; then they kill a partition
+that load next to a 3-broker, 3-controller cluster for 30 s (and a dashboard
+redrawn flat out beside the producer for 10 s) and require the event log to
+show no Kafka reaction at all; then they kill a partition
 leader under the same load and require the failover to take the profile's
 session timeout (measured on the cluster's clock, in the events it wrote).
 
@@ -138,6 +139,28 @@ def test_a_consumer_group_reading_flat_out_beside_it_makes_no_kafka_event(cluste
     finally:
         reader.close()
         load.close()
+
+
+def test_widgets_redrawn_flat_out_beside_it_make_no_kafka_event(cluster):
+    # A dashboard redrawn as fast as a cell can (each redraw takes a snapshot on the cluster's thread
+    # and renders the operator view and the topology), next to the producer.
+    from widgets import Dashboard, topology_text
+    dashboard = Dashboard(cluster, operator=True)
+    load = FlatOutProducer(cluster).start_in_background()
+    mark = cluster.events.last_seq
+    redraws = 0
+    try:
+        deadline = time.monotonic() + LOAD_S / 3
+        while time.monotonic() < deadline:
+            dashboard.operator_text()
+            topology_text(cluster.snapshot())
+            redraws += 1
+    finally:
+        load.close()
+        dashboard.close()
+    time.sleep(1.0)
+    assert reactions(cluster, mark, KAFKA_REACTIONS) == [], timeline(cluster, mark, KAFKA_REACTIONS)
+    assert redraws > 20 and load.sent > 10_000
 
 
 def test_a_leader_kill_under_that_load_fails_over_within_the_session_timeout(cluster):

@@ -80,11 +80,13 @@ def test_execute_verify_list(multi):
 
 
 def start_throttled_move(side, topic: str):
-    """``topic`` (1.2 MB on broker 1) starts moving to broker 2 with a 1 B/s throttle: the plan's path and
-    what ``--execute`` printed.  The follower's first fetch takes replica.fetch.max.bytes (1 MiB); the
-    quota then holds the partition back for its 11 s window, so the move lasts over 20 s on both sides."""
+    """``topic`` (3 MB on broker 1) starts moving to broker 2 with a 1 B/s throttle: the plan's path and
+    what ``--execute`` printed.  Each fetch takes replica.fetch.max.bytes (1 MiB); the quota then holds
+    the partition back for its 11 s window, so the move lasts over 22 s on both sides.  (With 1.2 MB it
+    lasted just over 11 s, about as long as three JVM tools take to start on a busy CI machine, and the
+    sandbox's move once finished before ``--verify``.)"""
     create(side, topic, "1")
-    for _ in range(12):
+    for _ in range(30):
         produce(side, topic, 0, client_batch(100, value_size=1000))
     plan = plan_file(side, f"{topic}.json", [(topic, 0, [2])])
     executed = reassign(side, "--execute", "--reassignment-json-file", plan, "--throttle", "1")

@@ -61,6 +61,16 @@ def start(spark, cluster, topic: str, sink: BatchFiles, checkpoint: Path, name: 
             .trigger(**trigger).start())
 
 
+# What a Kafka cluster does only when something failed (issue 15): a Spark job reading or writing the
+# sandbox from this kernel, with no fault injected, must leave none of it in the event log.
+KAFKA_REACTIONS = {"controller_elected", "controller_resigned", "broker_fenced", "broker_unfenced",
+                   "isr_shrink", "isr_expand", "partition_changed", "log_truncated"}
+
+
+def reactions_since(cluster, mark: int) -> list[str]:
+    return [f"{e.kind}: {e.text}" for e in cluster.events.since(mark, KAFKA_REACTIONS)]
+
+
 def wait_for(condition, timeout_s: float = 60.0, query=None) -> None:
     deadline = time.monotonic() + timeout_s
     while not condition():
@@ -72,6 +82,7 @@ def wait_for(condition, timeout_s: float = 60.0, query=None) -> None:
 def test_every_micro_batch_respects_maxOffsetsPerTrigger_and_nothing_is_missed(spark, cluster, tmp_path):
     cluster.create_topic("rated", partitions=3, replication_factor=3)
     produced = produce(cluster, "rated", range(150))
+    mark = cluster.events.last_seq
     sink = BatchFiles(tmp_path / "out")
     query = start(spark, cluster, "rated", sink, tmp_path / "ckpt", "rated", {"processingTime": "100 milliseconds"},
                   startingOffsets="earliest", maxOffsetsPerTrigger="40")
@@ -85,6 +96,7 @@ def test_every_micro_batch_respects_maxOffsetsPerTrigger_and_nothing_is_missed(s
     assert max(sizes) <= 40 and len(sizes) >= 7  # 250 records, at most 40 per trigger
     assert sorted(sink.records()) == sorted(produced)
     assert all(p["numInputRows"] <= 40 for p in query.recentProgress)
+    assert reactions_since(cluster, mark) == []
 
 
 def test_a_query_stopped_mid_backlog_resumes_from_its_checkpoint(spark, cluster, tmp_path):
@@ -184,6 +196,7 @@ def test_the_kafka_sink_writes_a_stream_with_keys_topics_and_partitions(spark, c
     for topic in ("short-words", "long-words"):
         cluster.create_topic(topic, partitions=2, replication_factor=3)
     produced = produce(cluster, "words", range(90))
+    mark = cluster.events.last_seq
     query = (spark.readStream.format("kafka").options(**source(cluster, "words", startingOffsets="earliest")).load()
              .selectExpr("key", "value",
                          "IF(length(value) < 8, 'short-words', 'long-words') AS topic",
@@ -198,3 +211,4 @@ def test_the_kafka_sink_writes_a_stream_with_keys_topics_and_partitions(spark, c
                       for p, o, v in produced)
     assert sorted((r.topic, r.partition, r.value, r.headers[0][1]) for r in written) == expected
     assert {r.key for r in written} == {f"key-{n}".encode() for n in range(7)}
+    assert reactions_since(cluster, mark) == []
