@@ -13,9 +13,11 @@ records not committed yet).  A request runs like this:
 
 1. a control manager reads the working image and returns a
    ``ControllerResult(records, response)``;
-2. the records are appended to Raft and replayed at once into the working
-   image, so the next request already sees them (two CreateTopics for one
-   name: the second fails);
+2. the records are handed to Raft (``prepare_append``), replayed at once
+   into the working image, so the next request already sees them (two
+   CreateTopics for one name: the second fails), and only then scheduled
+   for writing (``schedule_prepared_append``): a single voter may commit
+   them inside that call, and the commit must find the request waiting;
 3. the response waits until the Raft high watermark passes the records'
    last offset (``handle_commit``); then the events are emitted and the
    caller's ``respond`` is called.  A result without records waits for
@@ -283,7 +285,7 @@ class QuorumController(QuorumControllerRequests):
         before, base = self.image, self._next_write_offset
         after = _replayed(before, records, base + len(records) - 1, self.active_epoch, self.node.now)
         try:
-            last = self.raft.append(records, self.active_epoch)
+            last = self.raft.prepare_append(records, self.active_epoch)
         except NotLeaderException:
             self._renounce()
             if respond is not None:
@@ -292,6 +294,9 @@ class QuorumController(QuorumControllerRequests):
         if last != base + len(records) - 1:
             raise RuntimeError(f"Raft placed records at {last - len(records) + 1}..{last}, but the "
                                f"controller expected them at offset {base}")
+        # Everything that waits for these records is in place before Raft may write them: a
+        # single voter can commit them inside schedule_prepared_append (Kafka's QuorumController
+        # replays, then schedules, for the same reason).
         self._next_write_offset = last + 1
         self.image = after
         for index, record in enumerate(records):
@@ -300,6 +305,7 @@ class QuorumController(QuorumControllerRequests):
         events = list(result.events) + events_for_records(before, after, records)
         self._pending.append(_PendingWrite(last, request, respond, result.response, events))
         self._schedule_periodic_checks()
+        self.raft.schedule_prepared_append()
         return last
 
     # ------------------------------------------------------------------ periodic work

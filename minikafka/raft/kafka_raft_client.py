@@ -209,7 +209,16 @@ class KafkaRaftClient:
             self._poll()          # before start() the quorum state is not loaded yet
 
     def append(self, records: Sequence[Any], epoch: int) -> int:
-        """Queue ``records`` for the leader epoch ``epoch``; returns the offset of the last one."""
+        """Queue ``records`` for the leader epoch ``epoch`` and schedule them; returns the offset
+        of the last one (``prepare_append`` then ``schedule_prepared_append``)."""
+        offset = self.prepare_append(records, epoch)
+        self.schedule_prepared_append()
+        return offset
+
+    def prepare_append(self, records: Sequence[Any], epoch: int) -> int:
+        """Queue ``records`` for the leader epoch ``epoch`` without writing anything yet; returns
+        the offset the last one will have.  The caller records what it is waiting for before
+        ``schedule_prepared_append``: with a single voter a batch may commit inside that call."""
         state = self.quorum.state
         if not isinstance(state, LeaderState) or self.accumulator is None or self._shutting_down:
             raise NotLeaderException("Append failed because the replica is not the current leader")
@@ -219,9 +228,12 @@ class KafkaRaftClient:
         if epoch > state.epoch:
             raise ValueError(f"Attempt to append from epoch {epoch} which is larger than the "
                              f"current epoch {state.epoch}")
-        offset = self.accumulator.append(records, self.node.now)
+        return self.accumulator.append(records, self.node.now)
+
+    def schedule_prepared_append(self) -> None:
+        """Let the prepared batches be written: a batch whose linger time is over is written (and,
+        with a single voter, committed) now, the others when their linger ends."""
         self._poll()
-        return offset
 
     def resign(self, epoch: int) -> None:
         """Step down as leader of ``epoch`` (ignored if that epoch is already over)."""

@@ -3,7 +3,7 @@
 `FakeRaft` keeps the metadata log as a list of `Batch` and commits only when
 the test says so (``commit()``), so a test can look at the controller
 between "written" and "committed".  It mimics the parts of KafkaRaftClient
-the controller uses: ``append`` (offsets handed out at once, NotLeaderException
+the controller uses: ``prepare_append`` (offsets handed out at once, NotLeaderException
 when not the leader of that epoch), ``leader_and_epoch``, ``high_watermark``,
 and the listener callbacks, firing ``handle_leader_change`` for the new leader
 only after its LeaderChangeMessage batch was committed and delivered.
@@ -53,12 +53,15 @@ class FakeRaft:
     def register_listener(self, listener) -> None:
         self.listener = listener
 
-    def append(self, records, epoch: int) -> int:
+    def prepare_append(self, records, epoch: int) -> int:
         if not self.leader.is_leader(self.node_id) or epoch != self.leader.epoch:
             raise NotLeaderException("Append failed because the replica is not the current leader")
         batch = Batch(self.end_offset, epoch, self.now, tuple(records))
         self.batches.append(batch)
         return batch.last_offset
+
+    def schedule_prepared_append(self) -> None:
+        """Nothing to do: batches are in the log at once and commit when the test says."""
 
     def commit(self, upto_batches: int | None = None) -> None:
         """Deliver every (or the first ``upto_batches``) appended batch as committed."""

@@ -70,13 +70,16 @@ class NodeRaft:
     def leader_and_epoch(self):
         return self.log.leader
 
-    def append(self, records, epoch):
+    def prepare_append(self, records, epoch):
         if not self.log.leader.is_leader(self.node_id) or epoch != self.log.leader.epoch:
             raise NotLeaderException("Append failed because the replica is not the current leader")
         base = self.log.batches[-1].next_offset if self.log.batches else 0
         batch = Batch(base, epoch, self.log.now, tuple(records))
         self.log.batches.append(batch)
         return batch.last_offset
+
+    def schedule_prepared_append(self):
+        pass                                   # the simulation commits batches on its own steps
 
 
 class Simulation:

@@ -62,3 +62,32 @@ def test_single_voter_bootstraps_registers_and_creates_a_topic():
     assert sorted(node.controller.committed_image.topic("orders").partitions) == [0, 1, 2]
     node.run(1000)
     assert node.controller.image is node.controller.committed_image      # nothing left uncommitted
+
+
+
+def test_a_write_committed_during_its_own_append_is_answered_and_logged_at_once():
+    """A starved thread runs the linger timer late: the next append drains the lingering batch
+    with its own records, and a single voter commits them inside that very call.  The controller
+    registers a write before scheduling it (Kafka's prepareAppend / schedulePreparedAppend), so
+    the answer and the event do not wait for the next commit (a no-op 500 ms later)."""
+    node = ControllerNode()
+    node.start(START)
+    node.run(500)
+    registered = node.ask(BrokerRegistrationRequest(1, CLUSTER_ID, Uuid(1, 7), (Listener("PLAINTEXT", "h", 9092),),
+                                                    BROKER_FEATURES, log_dirs=(Uuid(1, 1001),)))
+    node.ask(BrokerHeartbeatRequest(1, registered.broker_epoch, node.raft.high_watermark))
+    node.drain()
+    first, second = [], []
+    node.controller.handle_request(CreateTopicsRequest((CreatableTopic("first", 1, 1),)), first.append)
+    assert not first                     # lingering: not committed yet
+    node.now += 100                      # the 25 ms linger timer is overdue: nothing ran it
+    node.controller.handle_request(CreateTopicsRequest((CreatableTopic("second", 1, 1),)), second.append)
+    assert first and second, "a committed CreateTopics was not answered"
+    assert [t.error_code for t in first[0].topics + second[0].topics] == [Errors.NONE, Errors.NONE]
+    created = [e.data["topic"] for e in node.drain()[1] if e.kind == "topic_created"]
+    assert created == ["first", "second"]
+    assert set(node.controller.committed_image.topic_names()) == {"first", "second"}
+    node.run(1000)                       # later writes still line up with the log
+    third = node.ask(CreateTopicsRequest((CreatableTopic("third", 1, 1),)))
+    assert third.topics[0].error_code is Errors.NONE
+    assert node.controller.image.topic_names() == node.controller.committed_image.topic_names()
