@@ -39,6 +39,21 @@ def produce(side, topic: str, partition: int, batch: bytes, acks: int = -1, vers
     return response["responses"]
 
 
+RETRIABLE = {3, 6}     # UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER: the leader has not heard yet
+
+
+def produce_written(side, topic: str, partition: int, batch: bytes, **options) -> dict:
+    """``produce``, retried as a client would while the leader has not yet learnt of a topic just
+    created (the create tool returns once the controller has it); fails unless the batch is written."""
+    def attempt():
+        responses = produce(side, topic, partition, batch, **options)
+        code = responses[0]["partition_responses"][0]["error_code"]
+        return None if code in RETRIABLE else (responses, code)
+    responses, code = side.wait_until(attempt, timeout_s=30, what=f"a produce to {topic}-{partition}")
+    assert code == 0, f"{side.name}: producing to {topic}-{partition} failed with error code {code}"
+    return responses
+
+
 def list_offsets(side, topic: str, partition: int, timestamp: int, version: int = 9) -> dict:
     with side.raw() as connection:
         response = connection.request(LIST_OFFSETS, version, replica_id=-1, isolation_level=0, timeout_ms=10_000,
@@ -107,7 +122,7 @@ def test_describe_topic_partitions(single):
 def test_produce_and_list_offsets(single):
     def scenario(side):
         create(side, "offsets", 1)
-        produced = [produce(side, "offsets", 0, client_batch(3, timestamp=T0 + 1000 * i)) for i in range(3)]
+        produced = [produce_written(side, "offsets", 0, client_batch(3, timestamp=T0 + 1000 * i)) for i in range(3)]
         wanted = {"earliest": -2, "latest": -1, "max timestamp": -3, "earliest local": -4,
                   "by time, first batch": T0, "by time, between": T0 + 1500, "by time, after all": T0 + 9000}
         return {"produce": produced,
@@ -133,7 +148,7 @@ def test_produce_errors(single):
 def test_delete_records(single):
     def scenario(side):
         create(side, "trim", 1)
-        produce(side, "trim", 0, client_batch(10))
+        produce_written(side, "trim", 0, client_batch(10))
         with side.raw() as connection:
             raw = connection.request(DELETE_RECORDS, 2, timeout_ms=10_000, topics=[
                 {"name": "trim", "partitions": [{"partition_index": 0, "offset": 4}]},
@@ -180,7 +195,7 @@ def sorted_lines(text: str) -> str:
 def test_log_dirs_tool(single):
     def scenario(side):
         create(side, "sized", 1)
-        produce(side, "sized", 0, client_batch(4, value_size=50))
+        produce_written(side, "sized", 0, client_batch(4, value_size=50))
         result = side.tool("kafka-log-dirs", "--describe", "--topic-list", "sized")
         return result
     single.play("protocol: kafka-log-dirs --describe", scenario, area="protocol")

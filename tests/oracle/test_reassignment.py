@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.client_batches import client_batch
-from tests.oracle.test_protocol import produce
+from tests.oracle.test_protocol import produce_written
 
 pytestmark = pytest.mark.slow
 
@@ -68,7 +68,7 @@ def _write(side, name: str, text: str):
 def test_execute_verify_list(multi):
     def scenario(side):
         create(side, "moving", "1:2,2:3")
-        produce(side, "moving", 0, client_batch(5))
+        produce_written(side, "moving", 0, client_batch(5))
         plan = plan_file(side, "plan.json", [("moving", 0, [2, 3]), ("moving", 1, [3, 1])])
         executed = reassign(side, "--execute", "--reassignment-json-file", plan)
         side.wait_until(lambda: "No partition reassignments found." in reassign(side, "--list").stdout,
@@ -82,12 +82,13 @@ def test_execute_verify_list(multi):
 def start_throttled_move(side, topic: str):
     """``topic`` (3 MB on broker 1) starts moving to broker 2 with a 1 B/s throttle: the plan's path and
     what ``--execute`` printed.  Each fetch takes replica.fetch.max.bytes (1 MiB); the quota then holds
-    the partition back for its 11 s window, so the move lasts over 22 s on both sides.  (With 1.2 MB it
-    lasted just over 11 s, about as long as three JVM tools take to start on a busy CI machine, and the
-    sandbox's move once finished before ``--verify``.)"""
+    the partition back for its 11 s window, so the move lasts over 22 s on both sides.  Every produce
+    must be written: the create tool returns before broker 1 knows it leads, and when the produces that
+    met that moment were ignored, the sandbox's partition held less, and its move once finished before
+    ``--list``."""
     create(side, topic, "1")
     for _ in range(30):
-        produce(side, topic, 0, client_batch(100, value_size=1000))
+        produce_written(side, topic, 0, client_batch(100, value_size=1000))
     plan = plan_file(side, f"{topic}.json", [(topic, 0, [2])])
     executed = reassign(side, "--execute", "--reassignment-json-file", plan, "--throttle", "1")
     return plan, executed

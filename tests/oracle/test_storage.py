@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.client_batches import client_batch
-from tests.oracle.test_protocol import T0, create, produce
+from tests.oracle.test_protocol import T0, create, produce_written
 
 pytestmark = pytest.mark.slow
 
@@ -32,7 +32,7 @@ def test_a_segment_and_its_indexes(single):
     def scenario(side):
         create(side, "stored", 1)
         for i in range(10):                  # ~2.7 kB a batch: an index entry every 4096 bytes (index.interval.bytes)
-            produce(side, "stored", 0, client_batch(5, value_size=500, timestamp=T0 + 1000 * i))
+            produce_written(side, "stored", 0, client_batch(5, value_size=500, timestamp=T0 + 1000 * i))
         first = "00000000000000000000"
         return {"files": listing(side, "stored"),
                 "dump": dump(side, "stored", f"{first}.log", f"{first}.index", f"{first}.timeindex")}
@@ -43,7 +43,7 @@ def test_rolled_segments(single):
     def scenario(side):
         create(side, "rolled", 1, "segment.bytes=1048576")
         for i in range(3):                   # ~0.9 MB a batch: each one starts a new segment
-            produce(side, "rolled", 0, client_batch(900, value_size=1000, timestamp=T0 + 1000 * i))
+            produce_written(side, "rolled", 0, client_batch(900, value_size=1000, timestamp=T0 + 1000 * i))
         names = sorted(path.name for path in (side.node_dir(side.broker_ids[0]) / "rolled-0").iterdir())
         closed = [name for name in names if name.endswith((".index", ".timeindex"))][:2]
         return {"files": listing(side, "rolled"), "closed indexes": dump(side, "rolled", *closed)}
