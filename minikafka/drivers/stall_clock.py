@@ -24,8 +24,14 @@ the cluster's thread could observe:
   the work done means that however finely the thread is kept waiting (a
   busy machine preempting it every few milliseconds, a producer taking the
   GIL at every switch interval), each millisecond of cluster time outside
-  idle time carries at least about half a millisecond of the cluster's own
-  work;
+  idle time carries at least about a quarter of a millisecond of the
+  cluster's own work.  (Before the ceiling below existed this was one to
+  one and had to protect the quorum by itself; with the ceiling it only
+  bounds the data plane, whose timeouts -- ``replica.lag.time.max.ms``, a
+  group's session -- are seconds long, and three to one lets a cluster
+  that gets a fifth of the interpreter beside a flat-out producer keep
+  most of the wall's pace: failover 1.5 times as slow as when idle
+  instead of 2.4 to 2.7 times, ``benchmarks/bench_calm.py``);
 * while the thread sleeps in ``select`` with nothing to do, by the time it
   slept, at most the timeout it asked for (`ObservedSelector` tells it).
   When data woke the select up, that time includes getting the CPU and the
@@ -64,7 +70,8 @@ counts the frozen time, while a real fault (a killed, paused or isolated
 node, which the driver models itself) is still noticed after the timing
 profile's timeout of cluster time.  Most of a busy kernel's pressure is
 short waits, which count as time, so under steady load the clock runs at
-nearly wall speed and failover stays about as quick as when idle.
+nearly wall speed; a producer flat out in the same interpreter takes most of
+it, and the clock then runs at about 60% of wall speed.
 
 The clock is anchored to ``time.time`` at start, so timestamps look like
 real ones.  Stalls put it behind the wall clock; whenever the thread is
@@ -99,7 +106,7 @@ import time
 from typing import Callable
 
 STALL_ALLOWANCE_MS = 50.0   # waiting per stretch that may still count as the cluster's own time
-WAIT_PER_CPU = 1.0          # ...but at most this many ms of waiting per ms the thread computed
+WAIT_PER_CPU = 3.0          # ...but at most this many ms of waiting per ms the thread computed (see above)
 WAIT_SLACK_MS = 2.0         # ...plus this much per stretch (waking up from select, a page fault)
 IDLE_TIMEOUT_CAP_S = 0.025  # select never sleeps longer: bounds a stall hidden behind a wake-up
 CATCH_UP_RATE = 0.25        # while idle and behind, each idle ms also gives back this many ms

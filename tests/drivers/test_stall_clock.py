@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from minikafka.drivers.stall_clock import (CATCH_UP_RATE, WAIT_SLACK_MS, GC_PAUSE_MS, IDLE_TIMEOUT_CAP_S,
-                                           ObservedSelector, StallClock)
+from minikafka.drivers.stall_clock import (CATCH_UP_RATE, GC_PAUSE_MS, IDLE_TIMEOUT_CAP_S, WAIT_PER_CPU,
+                                           WAIT_SLACK_MS, ObservedSelector, StallClock)
 
 WALL_START = 1_767_225_600.0     # seconds
 
@@ -41,8 +41,14 @@ def unbind_clocks():
         BOUND.pop().unbind()
 
 
-# A stretch in which the thread computed 1 ms counts that much waiting plus the slack; the rest is a stall.
-AFTER_1_MS = WAIT_SLACK_MS + 1
+def counted_wait(computed_ms: float, allowance_ms: float = 50.0) -> float:
+    """How much waiting a stretch over the allowance still counts: WAIT_PER_CPU ms per ms the thread
+    computed in it, plus the slack, at most the allowance; the rest of its waiting is a stall."""
+    return min(allowance_ms, WAIT_SLACK_MS + WAIT_PER_CPU * computed_ms)
+
+
+# A stretch in which the thread computed 1 ms counts this much waiting; the rest is a stall.
+AFTER_1_MS = counted_wait(1)
 
 
 def make_clock(allowance_ms: float = 50.0):
@@ -84,10 +90,11 @@ def test_waits_count_only_as_far_as_the_thread_computed():
         fake.run(10)
         fake.wait(45)
         clock.now()
-    # Each stretch counts its work, and waiting up to that work plus the slack (12 ms): the
-    # cluster's clock runs at 22 ms per 55 ms, so each of its milliseconds carries real work.
-    assert elapsed(clock) == 10 * (10 + 10 + WAIT_SLACK_MS)
-    assert stalls == [pytest.approx(45 - 10 - WAIT_SLACK_MS)] * 10
+    # Each stretch counts its work, and waiting up to WAIT_PER_CPU times that work plus the slack:
+    # the cluster's clock runs slower than the wall, and each of its milliseconds carries real work.
+    assert counted_wait(10) < 45
+    assert elapsed(clock) == 10 * (10 + counted_wait(10))
+    assert stalls == [pytest.approx(45 - counted_wait(10))] * 10
 
 
 def test_a_long_wait_is_a_stall_left_out_of_the_clock():
@@ -96,7 +103,7 @@ def test_a_long_wait_is_a_stall_left_out_of_the_clock():
     clock.now()
     fake.wait(800)                      # starved: the GIL was elsewhere for 800 ms
     fake.run(5)
-    counted = WAIT_SLACK_MS + 15        # the stretch computed 15 ms: that much waiting counts, plus the slack
+    counted = counted_wait(15)          # the stretch computed 15 ms: waiting counts in proportion
     assert elapsed(clock) == 10 + 5 + counted
     assert stalls == [pytest.approx(800 - counted)]
     assert clock.stalled_ms == pytest.approx(800 - counted) == clock.total_stalled_ms
@@ -168,8 +175,8 @@ def test_other_threads_reading_the_clock_during_a_stall_do_not_move_it():
     assert seen[0] - WALL_START * 1000 == 910   # ...another thread gets an estimate with the stall in it
     fake.run(1)
     # The cluster's own clock leaves the stall out all the same: it does not start from that estimate.
-    assert elapsed(clock) == 10 + 1 + WAIT_SLACK_MS + 11
-    assert stalls == [pytest.approx(900 - WAIT_SLACK_MS - 11)]
+    assert elapsed(clock) == 10 + 1 + counted_wait(11)
+    assert stalls == [pytest.approx(900 - counted_wait(11))]
 
 
 def ceiling_at(ms: float | None):
@@ -198,10 +205,11 @@ def test_at_the_ceiling_waits_already_left_out_are_not_left_out_twice():
     clock.now()
     fake.wait(800)
     fake.run(5)
-    # The stretch's rules settle first (its waits count up to the 15 ms computed plus the slack,
-    # the rest is a stall): that reaches +32; the ceiling then takes only the 7 ms beyond +25.
+    # The stretch's rules settle first (its waits count in proportion to the 15 ms computed, the
+    # rest is a stall); the ceiling then takes only what that reached beyond +25.
+    reached = 15 + counted_wait(15)
     assert elapsed(clock) == 25
-    assert stalls == [pytest.approx(800 - WAIT_SLACK_MS - 15), pytest.approx(7)]
+    assert stalls == [pytest.approx(800 - counted_wait(15)), pytest.approx(reached - 25)]
     assert clock.total_stalled_ms == pytest.approx(815 - 25)
 
 
