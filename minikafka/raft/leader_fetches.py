@@ -38,7 +38,7 @@ from minikafka.common.errors import Errors
 from minikafka.raft.fetch_purgatory import FetchPurgatory, ParkedFetch
 from minikafka.raft.leader_state import LeaderState
 from minikafka.raft.messages import NO_LEADER, EpochEndOffset, FetchRequest, FetchResponse, \
-    LeaderIdAndEpoch
+    LeaderIdAndEpoch, has_valid_cluster_id, leader_id_field
 from minikafka.raft.quorum_state import QuorumState
 from minikafka.raft.replicated_log import ReplicatedLog
 from minikafka.runtime.node import Envelope
@@ -64,7 +64,7 @@ class LeaderFetches:
     def handle_fetch_request(self, envelope: Envelope, now: int) -> FetchResponse | None:
         """The answer to send now, or None when the request was parked (long poll)."""
         request: FetchRequest = envelope.body
-        if request.cluster_id is not None and request.cluster_id != self.cluster_id:
+        if not has_valid_cluster_id(self.cluster_id, request.cluster_id):
             return FetchResponse(Errors.INCONSISTENT_CLUSTER_ID.code, -1, -1,
                                  LeaderIdAndEpoch(NO_LEADER, -1))
         if request.max_wait_ms < 0 or request.fetch_offset < 0 or request.last_fetched_epoch < 0 \
@@ -79,10 +79,8 @@ class LeaderFetches:
         return None
 
     def fetch_error(self, error: Errors) -> FetchResponse:
-        leader = self.quorum.leader_id
         return FetchResponse(error.code, -1, self.log.start_offset,
-                             LeaderIdAndEpoch(NO_LEADER if leader is None else leader,
-                                              self.quorum.epoch))
+                             LeaderIdAndEpoch(leader_id_field(self.quorum.leader_id), self.quorum.epoch))
 
     def _validate_leader_only(self, epoch: int) -> Errors | None:
         if epoch < self.quorum.epoch:

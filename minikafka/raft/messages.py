@@ -43,6 +43,17 @@ from minikafka.raft.replicated_log import Batch
 NO_LEADER = -1   # Kafka's sentinel for "leader unknown" in leader_id fields
 
 
+def leader_id_field(leader: int | None) -> int:
+    """A known leader's id, else the sentinel, as a leader_id field carries it."""
+    return NO_LEADER if leader is None else leader
+
+
+def has_valid_cluster_id(ours: str, theirs: str | None) -> bool:
+    """A request from another cluster is refused; one without a cluster id is not checked
+    (as Kafka's KafkaRaftClient.hasValidClusterId)."""
+    return theirs is None or theirs == ours
+
+
 @dataclass(frozen=True, slots=True)
 class VoteRequest:
     """VoteRequest v2 (KIP-996): a vote or a pre-vote for ``replica_id`` in ``replica_epoch``."""

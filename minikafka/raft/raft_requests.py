@@ -37,7 +37,7 @@ from minikafka.raft.leader_state import LeaderState
 from minikafka.raft.messages import (NO_LEADER, BeginQuorumEpochRequest, BeginQuorumEpochResponse,
                                      DescribeQuorumNode, DescribeQuorumResponse,
                                      EndQuorumEpochRequest, EndQuorumEpochResponse, Listener,
-                                     VoteRequest, VoteResponse)
+                                     VoteRequest, VoteResponse, has_valid_cluster_id, leader_id_field)
 from minikafka.raft.quorum_state import QuorumState
 from minikafka.raft.raft_transitions import RaftTransitions
 from minikafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
@@ -58,13 +58,6 @@ class RaftRequestHandlers:
         self.voter_endpoints = voter_endpoints      # for DescribeQuorum
         self.election_backoff_max_ms = election_backoff_max_ms
 
-    def _leader_sentinel(self) -> int:
-        leader = self.quorum.leader_id
-        return NO_LEADER if leader is None else leader
-
-    def _valid_cluster_id(self, cluster_id: str | None) -> bool:
-        return cluster_id is None or cluster_id == self.cluster_id
-
     def _validate_voter_only(self, remote_id: int, epoch: int) -> Errors | None:
         if epoch < self.quorum.epoch:
             return Errors.FENCED_LEADER_EPOCH
@@ -74,11 +67,11 @@ class RaftRequestHandlers:
 
     # ------------------------------------------------------------------ Vote
     def _vote_response(self, error: Errors, granted: bool) -> VoteResponse:
-        return VoteResponse(error.code, self._leader_sentinel(), self.quorum.epoch, granted)
+        return VoteResponse(error.code, leader_id_field(self.quorum.leader_id), self.quorum.epoch, granted)
 
     def handle_vote_request(self, envelope: Envelope, now: int) -> VoteResponse:
         request: VoteRequest = envelope.body
-        if not self._valid_cluster_id(request.cluster_id):
+        if not has_valid_cluster_id(self.cluster_id, request.cluster_id):
             return VoteResponse(Errors.INCONSISTENT_CLUSTER_ID.code, NO_LEADER, -1, False)
         illegal_epoch = (request.last_offset_epoch > request.replica_epoch if request.pre_vote
                          else request.last_offset_epoch >= request.replica_epoch)
@@ -102,19 +95,19 @@ class RaftRequestHandlers:
     def handle_begin_quorum_epoch_request(self, envelope: Envelope,
                                           now: int) -> BeginQuorumEpochResponse:
         request: BeginQuorumEpochRequest = envelope.body
-        if not self._valid_cluster_id(request.cluster_id):
+        if not has_valid_cluster_id(self.cluster_id, request.cluster_id):
             error = Errors.INCONSISTENT_CLUSTER_ID
         else:
             error = self._validate_voter_only(request.leader_id, request.leader_epoch)
             if error is None:
                 self.transitions.maybe_transition(request.leader_id, request.leader_epoch, now)
-        return BeginQuorumEpochResponse((error or Errors.NONE).code, self._leader_sentinel(),
+        return BeginQuorumEpochResponse((error or Errors.NONE).code, leader_id_field(self.quorum.leader_id),
                                         self.quorum.epoch)
 
     def handle_end_quorum_epoch_request(self, envelope: Envelope,
                                         now: int) -> EndQuorumEpochResponse:
         request: EndQuorumEpochRequest = envelope.body
-        if not self._valid_cluster_id(request.cluster_id):
+        if not has_valid_cluster_id(self.cluster_id, request.cluster_id):
             error = Errors.INCONSISTENT_CLUSTER_ID
         else:
             error = self._validate_voter_only(request.leader_id, request.leader_epoch)
@@ -124,7 +117,7 @@ class RaftRequestHandlers:
             if isinstance(state, FollowerState) and state.leader_id == request.leader_id:
                 backoff_ms = self.end_epoch_backoff_ms(request.preferred_candidates)
                 state.override_fetch_timeout(now, backoff_ms)
-        return EndQuorumEpochResponse((error or Errors.NONE).code, self._leader_sentinel(),
+        return EndQuorumEpochResponse((error or Errors.NONE).code, leader_id_field(self.quorum.leader_id),
                                       self.quorum.epoch)
 
     def end_epoch_backoff_ms(self, successors: tuple[int, ...]) -> int:
