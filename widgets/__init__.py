@@ -1,7 +1,7 @@
 """Widgets and diagrams for the minikafka lessons.
 
 Everything here reads the cluster only through ``cluster.snapshot()`` (a
-`minikafka.snapshot.ClusterSnapshot`) and ``cluster.events`` (an
+`minikafka.ClusterSnapshot`) and ``cluster.events`` (an
 `EventLog`), and breaks it only through the facade's fault verbs
 (``kill``, ``restart``, ``pause``, ``resume``, ``isolate``, ``heal``).
 

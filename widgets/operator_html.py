@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import html
 
-from minikafka.snapshot import ClusterSnapshot
+from minikafka import ClusterSnapshot
 from widgets.operator_model import BrokerRow, ClusterHealth, build_operator_summary
 from widgets.operator_text import LEGEND, RATE_LEGEND, rate_text
 from widgets.topology_model import human_bytes

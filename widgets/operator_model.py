@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from minikafka.snapshot import ClusterSnapshot, NodeSnapshot
+from minikafka import ClusterSnapshot, NodeSnapshot
 
 SERVER = "kafka.server:type="
 CONTROLLER = "kafka.controller:type=KafkaController,name="

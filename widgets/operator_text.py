@@ -18,7 +18,7 @@ on timing in a live cluster (use it in lessons checked by nbval)::
 
 from __future__ import annotations
 
-from minikafka.snapshot import ClusterSnapshot
+from minikafka import ClusterSnapshot
 from widgets.operator_model import BrokerRow, OperatorSummary, build_operator_summary
 from widgets.topology_model import human_bytes
 

@@ -33,7 +33,7 @@ from collections.abc import Iterable
 
 import graphviz
 
-from minikafka.snapshot import ClusterSnapshot
+from minikafka import ClusterSnapshot
 from widgets.topology import topology_dot
 from widgets.topology_model import DEFAULT_MAX_PARTITIONS
 from widgets.topology_text import topology_text

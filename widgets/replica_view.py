@@ -30,7 +30,7 @@ from typing import Any
 
 import ipywidgets
 
-from minikafka.snapshot import ClusterSnapshot, PartitionSnapshot, ReplicaState
+from minikafka import ClusterSnapshot, PartitionSnapshot, ReplicaState
 from widgets.live_view import LiveView
 
 COLUMNS = ("broker", "role", "in ISR", "log end offset", "high watermark", "behind leader",

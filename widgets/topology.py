@@ -32,7 +32,7 @@ import html
 from collections.abc import Iterable
 from itertools import zip_longest
 
-from minikafka.snapshot import ClusterSnapshot
+from minikafka import ClusterSnapshot
 from widgets.topology_model import DEFAULT_MAX_PARTITIONS, NodeBox, ReplicaMark, build_topology
 
 DEFAULT_BROKERS_PER_ROW = 3

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from minikafka.snapshot import ClusterSnapshot, NodeSnapshot, PartitionSnapshot, TopicSnapshot
+from minikafka import ClusterSnapshot, NodeSnapshot, PartitionSnapshot, TopicSnapshot
 
 DEFAULT_MAX_PARTITIONS = 20
 MAX_NAME_CHARS = 24          # longest topic-partition name drawn before it is shortened

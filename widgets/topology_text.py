@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from minikafka.snapshot import ClusterSnapshot
+from minikafka import ClusterSnapshot
 from widgets.topology_model import DEFAULT_MAX_PARTITIONS, NodeBox, build_topology
 
 LEGEND = ("Marks: L = leader, F = follower in the ISR, F (out of sync) = follower not in "

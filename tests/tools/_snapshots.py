@@ -1,6 +1,6 @@
 """Small hand-built ClusterSnapshots for the tool adapters."""
 
-from minikafka.snapshot import ClusterSnapshot, NodeSnapshot, PartitionSnapshot, QuorumSnapshot, TopicSnapshot
+from minikafka import ClusterSnapshot, NodeSnapshot, PartitionSnapshot, QuorumSnapshot, TopicSnapshot
 
 
 def node(node_id: int, roles=("broker",), registration="unfenced", process="running", port=9092, isolated=False):

@@ -15,7 +15,7 @@ import threading
 from typing import Callable
 
 from minikafka.runtime.events import ClusterEvent, EventLog
-from minikafka.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot, QuorumSnapshot,
+from minikafka import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot, QuorumSnapshot,
                                 ReplicaState, TopicSnapshot)
 
 NOW = 1767225600000
