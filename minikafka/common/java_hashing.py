@@ -55,6 +55,13 @@ def capacity_after(size: int, capacity: int = DEFAULT_CAPACITY) -> int:
     return table
 
 
+def spread(hash_code: int) -> int:
+    """``h ^ (h >>> 16)`` on the unsigned 32 bits of ``hash_code``: how ``java.util.HashMap``
+    (and Scala 2.13's ``mutable.HashMap``) mix a hash before taking its low bits as the bucket."""
+    h = hash_code & 0xFFFFFFFF
+    return h ^ (h >> 16)
+
+
 def hashmap_order(keys: Iterable[Hashable], key_hash: Callable[[Hashable], int] | None = None,
                   initial_capacity: int = DEFAULT_CAPACITY) -> list:
     """The order a ``HashMap`` filled with ``keys`` (in this order) iterates them.
@@ -68,8 +75,7 @@ def hashmap_order(keys: Iterable[Hashable], key_hash: Callable[[Hashable], int] 
     position = {key: i for i, key in enumerate(ordered)}
 
     def bucket(key: Hashable) -> int:
-        h = hasher(key) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (table - 1)
+        return spread(hasher(key)) & (table - 1)
     return sorted(ordered, key=lambda k: (bucket(k), position[k]))
 
 

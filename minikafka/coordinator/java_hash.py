@@ -28,14 +28,13 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from minikafka.common.java_hashing import (DEFAULT_CAPACITY, capacity_after, hashmap_order,
+from minikafka.common.java_hashing import (DEFAULT_CAPACITY, capacity_after, hashmap_order, spread,
                                           string_hash_code, utils_abs)
 
 
 def bucket_index(key: str, capacity: int) -> int:
     """The bucket of a String key in a HashMap table of ``capacity`` buckets."""
-    h = string_hash_code(key) & 0xFFFFFFFF
-    return (h ^ (h >> 16)) & (capacity - 1)
+    return spread(string_hash_code(key)) & (capacity - 1)
 
 
 def hash_map_order(keys: Iterable[str], capacity: int | None = None) -> list[str]:

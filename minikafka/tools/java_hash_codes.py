@@ -11,7 +11,7 @@ lists topics in what looks like random order.  The order is not random: a
 HashMap walks its buckets in index order, a key's bucket is
 ``(h ^ (h >>> 16)) & (capacity - 1)`` of its ``hashCode`` ``h``, and keys
 sharing a bucket keep their insertion order
-(`minikafka.common.config.java_values.hashmap_order` computes that).
+(`minikafka.common.java_hashing.hashmap_order` computes that).
 
 What the tools need on top of it, and this module provides:
 

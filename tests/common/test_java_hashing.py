@@ -29,3 +29,9 @@ def test_keys_sharing_a_branch_come_after_the_keys_alone():
 def hash_code(text: str) -> int:
     from minikafka.common.java_hashing import string_hash_code
     return string_hash_code(text)
+
+
+def test_spread_mixes_the_high_half_into_the_low_bits():
+    from minikafka.common.java_hashing import spread
+    assert spread(0x00010000) == 0x00010001
+    assert spread(-1) == 0xFFFF0000                    # the unsigned 32 bits, as Java's >>> sees them

@@ -46,6 +46,7 @@ from minikafka.common import topic as topic_rules
 from minikafka.common.config.broker_configs import BROKER_CONFIG_DEF, broker_config_synonyms, is_read_only
 from minikafka.common.config.config_def import Type, convert_to_string
 from minikafka.common.config.java_values import hashmap_order, parse_int, string_hash
+from minikafka.common.java_hashing import spread, to_int32
 from minikafka.common.config.kafka_config import KafkaConfig
 from minikafka.common.config.topic_configs import TOPIC_CONFIG_DEF, TOPIC_CONFIG_SYNONYMS, server_synonym
 from minikafka.common.errors import Errors, KafkaException
@@ -244,9 +245,7 @@ def _resolve_one(name: str, static_node: Mapping[str, str], dynamic_cluster: Map
 
 def _scala_improved_hash(name: str) -> int:
     """Scala 2.13 ``mutable.HashMap``'s spread hash (``h ^ (h >>> 16)``) as a signed int."""
-    h = string_hash(name) & 0xFFFFFFFF
-    h ^= h >> 16
-    return h - (1 << 32) if h & 0x80000000 else h
+    return to_int32(spread(string_hash(name)))
 
 
 def admin_order(entries: Iterable[ConfigEntry]) -> list[ConfigEntry]:
