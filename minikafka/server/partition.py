@@ -198,8 +198,9 @@ class Partition:
         min_isr = self.min_isr()
         if required_acks == -1 and len(self.isr) < min_isr:
             raise NotEnoughReplicasException(
-                f"The size of the current ISR {scala_set(self.isr)} is insufficient to satisfy "
-                f"the min.isr requirement of {min_isr} for partition {self.topic_partition}")
+                f"The size of the current ISR : {len(self.isr)} is insufficient to satisfy the min.isr "
+                f"requirement of {min_isr} for partition {self.topic_partition}, live replica(s) "
+                f"broker.id are : {scala_set(self.isr)}")
         info = self.log.append_as_leader(records, self.leader_epoch, now)
         self.maybe_increment_leader_hw(now)
         return info

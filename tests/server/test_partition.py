@@ -105,8 +105,9 @@ def test_acks_all_is_refused_up_front_below_min_insync_replicas(tmp_path):
     host, partition = leader(tmp_path, isr=(1,), min_isr=2)
     with pytest.raises(NotEnoughReplicasException) as refused:
         produce(partition, host)
-    assert str(refused.value.message) == ("The size of the current ISR Set(1) is insufficient to "
-                                          "satisfy the min.isr requirement of 2 for partition orders-0")
+    assert str(refused.value.message) == ("The size of the current ISR : 1 is insufficient to satisfy the "
+                                          "min.isr requirement of 2 for partition orders-0, live replica(s) "
+                                          "broker.id are : Set(1)")
     produce(partition, host, acks=1)                  # acks=1 is written, but not committed:
     assert (partition.log_end_offset, partition.high_watermark) == (3, 0)
 
