@@ -43,6 +43,21 @@ def test_wrong_advertised_listener_is_diagnosed_from_the_clients_view():
     assert result["score"] == result["max"]
 
 
+def test_wrong_advertised_listener_grades_wrong_diagnoses_and_varies_with_the_seed():
+    def mistaken(drill):                    # the entry broker, a partition it does not break, its real port
+        entry = drill.scenario.entry
+        return {"broken-broker": entry, "failing-partitions": [p for p in range(3)
+                                                              if drill.cluster.leader("orders", p) == entry],
+                "advertised-port": drill.cluster.layout.broker_ports[entry]}
+    result, _ = play("wrong-advertised-listener", 1, {}, diagnose=mistaken)
+    assert result["score"] == 0 < result["max"]
+    assert all(not entry["correct"] for entry in result["answers"].values())
+    _, first, _ = learn("wrong-advertised-listener", 1)
+    _, second, _ = learn("wrong-advertised-listener", 2)
+    assert (first["broken-broker"], first["advertised-port"]) != (second["broken-broker"],
+                                                                  second["advertised-port"])
+
+
 def test_consumers_exceed_partitions_same_seed_same_answers_other_seed_other_counts():
     questions, expected, unanswered = learn("consumers-exceed-partitions", 2)
     assert unanswered["score"] == 0
