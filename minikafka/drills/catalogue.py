@@ -42,6 +42,10 @@ _ROWS = (
     DrillInfo("leader-crash", "A partition leader crashes", "predict", "01", False,
               "When a broker fails, a follower on another broker takes over as leader of its "
               "partitions", "broker_failure_drills:LeaderCrash"),
+    DrillInfo("replication-factor-vs-brokers", "More replicas than brokers", "predict", "02",
+              False, "Replicas of a partition sit on different brokers, so a replication factor "
+              "can never exceed the number of brokers; partitions spread evenly over the brokers",
+              "sizing_drills:ReplicationFactorVsBrokers"),
     DrillInfo("isr-not-enough-replicas", "Followers fall out of the ISR under acks=all",
               "predict", "03", False,
               "Followers that stop copying leave the in-sync replicas; with acks=all and "
@@ -84,6 +88,10 @@ _ROWS = (
     DrillInfo("offline-partition", "A partition is offline", "fix", "03", False,
               "With replication factor 3 a broker loss never causes data loss, if you bring back "
               "the right broker", "broker_failure_drills:OfflinePartition"),
+    DrillInfo("lagging-group", "A consumer group lags behind", "fix", "05", True,
+              "A group's progress is its committed offsets; its lag falls only when it commits, "
+              "and a topic can never have more useful consumers in a group than partitions",
+              "consumer_group_drills:LaggingGroup"),
 )
 
 CATALOGUE = {row.id: row for row in _ROWS}

@@ -82,7 +82,21 @@ def repair_empty_new_broker(drill):
     cluster.reassign_partitions(plan)
 
 
+def repair_lagging_group(drill, group="billing"):
+    """Reset the group's offsets to the latest, as kafka-consumer-groups.sh --reset-offsets
+    --to-latest --execute would."""
+    from kafka import KafkaAdminClient, TopicPartition
+    from kafka.admin import OffsetSpec
+    admin = KafkaAdminClient(bootstrap_servers=drill.cluster.bootstrap_servers)
+    try:
+        admin.reset_group_offsets(group, {TopicPartition("orders", p): OffsetSpec.LATEST
+                                          for p in range(drill.scenario.partitions)})
+    finally:
+        admin.close()
+
+
 REPAIRS = {"offline-partition": repair_offline_partition,
+           "lagging-group": repair_lagging_group,
            "unbalanced-leaders": repair_unbalanced_leaders,
            "empty-new-broker": repair_empty_new_broker}
 

@@ -8,14 +8,15 @@ from minikafka import drills
 from minikafka.drills.catalogue import CATALOGUE, info
 
 
-def test_at_least_twelve_drills_of_all_three_kinds_after_lessons_01_to_06():
+def test_at_least_twelve_drills_of_all_three_kinds_after_every_lesson_01_to_06():
     rows = drills.catalogue()
     assert len(rows) >= 12
     assert {r.kind for r in rows} == {"predict", "diagnose", "fix"}
-    assert {r.lesson for r in rows} == {"01", "03", "04", "05", "06"}
+    assert {r.lesson for r in rows} == {"01", "02", "03", "04", "05", "06"}
     assert len({r.id for r in rows}) == len(rows)
     assert {r.id for r in drills.catalogue(kind="fix")} == {"empty-new-broker", "unbalanced-leaders",
-                                                            "offline-partition"}
+                                                            "offline-partition", "lagging-group"}
+    assert [r.id for r in drills.catalogue(lesson=2)] == ["replication-factor-vs-brokers"]
     assert [r.id for r in drills.catalogue(lesson=4)] == ["controller-crash", "controller-majority-lost"]
 
 
@@ -33,7 +34,8 @@ def test_every_row_names_a_scenario_class_and_only_live_drills_need_real_clients
         assert scenario.__module__ == f"minikafka.drills.{row.scenario.split(':')[0]}"
         assert row.claim and row.title
     assert [r.id for r in drills.catalogue() if r.live] == ["wrong-advertised-listener",
-                                                           "consumers-exceed-partitions"]
+                                                           "consumers-exceed-partitions",
+                                                           "lagging-group"]
 
 
 def test_reading_the_catalogue_imports_no_broker_code():
