@@ -15,7 +15,9 @@ text form are drawn from exactly the same values.
   ``response``, ``pre_vote``, ``epoch``, ``src``, ``dst``) and timers;
 * ``timers()``: each controller's raft deadlines by name;
 * ``log(node)``: its ``__cluster_metadata`` records, committed or not;
-* ``history``: the timeline, a tuple of lines that prints as text.
+* ``history``: the timeline, a tuple of lines that prints as text;
+  ``history.without("Fetch")`` hides routine entries that changed nothing and
+  ``history.starting_at("isolate(")`` skips to a moment, for short excerpts.
 """
 
 from __future__ import annotations
@@ -39,6 +41,29 @@ class History(tuple):
     def __getitem__(self, index):
         item = super().__getitem__(index)
         return History(item) if isinstance(index, slice) else item
+
+    def _entries(self) -> list[tuple[str, ...]]:
+        """The timeline as entries: a control's line followed by its indented effect lines."""
+        entries: list[list[str]] = []
+        for line in self:
+            if line.startswith(" ") and entries:
+                entries[-1].append(line)
+            else:
+                entries.append([line])
+        return [tuple(entry) for entry in entries]
+
+    def without(self, *fragments: str) -> "History":
+        """The timeline minus the routine: entries whose line contains one of ``fragments``
+        and that changed nothing (an entry with effect lines always stays, for its effects)."""
+        return History(line for entry in self._entries()
+                       if len(entry) > 1 or not any(f in entry[0] for f in fragments)
+                       for line in entry)
+
+    def starting_at(self, fragment: str) -> "History":
+        """The timeline from the first control line containing ``fragment`` (empty if none)."""
+        entries = self._entries()
+        first = next((i for i, entry in enumerate(entries) if fragment in entry[0]), len(entries))
+        return History(line for entry in entries[first:] for line in entry)
 
 
 class QuorumStepperReadings:
