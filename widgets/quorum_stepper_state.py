@@ -17,7 +17,8 @@ text form are drawn from exactly the same values.
 * ``log(node)``: its ``__cluster_metadata`` records, committed or not;
 * ``history``: the timeline, a tuple of lines that prints as text;
   ``history.without("Fetch")`` hides routine entries that changed nothing and
-  ``history.starting_at("isolate(")`` skips to a moment, for short excerpts.
+  ``history.starting_at("isolate(")`` / ``until("resigned")`` cut out a
+  stretch, for short excerpts.
 """
 
 from __future__ import annotations
@@ -59,11 +60,23 @@ class History(tuple):
                        if len(entry) > 1 or not any(f in entry[0] for f in fragments)
                        for line in entry)
 
-    def starting_at(self, fragment: str) -> "History":
-        """The timeline from the first control line containing ``fragment`` (empty if none)."""
+    def _first(self, fragment: str) -> tuple[list[tuple[str, ...]], int | None]:
         entries = self._entries()
-        first = next((i for i, entry in enumerate(entries) if fragment in entry[0]), len(entries))
-        return History(line for entry in entries[first:] for line in entry)
+        return entries, next((i for i, entry in enumerate(entries)
+                              if any(fragment in line for line in entry)), None)
+
+    def starting_at(self, fragment: str) -> "History":
+        """The timeline from the first entry with a line containing ``fragment`` (empty if none)."""
+        entries, first = self._first(fragment)
+        return History(line for entry in entries[len(entries) if first is None else first:]
+                       for line in entry)
+
+    def until(self, fragment: str) -> "History":
+        """The timeline up to and including the first entry with a line containing
+        ``fragment`` (all of it if none)."""
+        entries, last = self._first(fragment)
+        return History(line for entry in entries[:None if last is None else last + 1]
+                       for line in entry)
 
 
 class QuorumStepperReadings:

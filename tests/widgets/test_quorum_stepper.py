@@ -204,6 +204,13 @@ def test_history_starting_at_skips_to_the_first_matching_control():
     assert stepper.history.starting_at("no such control") == History()
 
 
+def test_history_until_stops_after_the_first_entry_that_mentions_it():
+    history = History(["t=1  a", "t=2  b", "           1001: Leader -> Resigned", "t=3  c"])
+    assert list(history.until("Resigned")) == list(history[:3])
+    assert list(history.starting_at("Resigned").until("c")) == list(history[1:])
+    assert history.until("nothing like it") == history
+
+
 # ---------------------------------------------------------------------------- bad input
 def _leader_and_follower(stepper):
     leader = stepper.leader()
