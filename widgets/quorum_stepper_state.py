@@ -15,7 +15,10 @@ text form are drawn from exactly the same values.
   ``response``, ``pre_vote``, ``epoch``, ``src``, ``dst``) and timers;
 * ``timers()``: each controller's raft deadlines by name;
 * ``log(node)``: its ``__cluster_metadata`` records, committed or not;
-* ``history``: the timeline, a tuple of lines that prints as text.
+* ``history``: the timeline, a tuple of lines that prints as text;
+  ``history.without("Fetch")`` hides routine entries that changed nothing and
+  ``history.starting_at("isolate(")`` / ``until("resigned")`` cut out a
+  stretch, for short excerpts.
 """
 
 from __future__ import annotations
@@ -39,6 +42,41 @@ class History(tuple):
     def __getitem__(self, index):
         item = super().__getitem__(index)
         return History(item) if isinstance(index, slice) else item
+
+    def _entries(self) -> list[tuple[str, ...]]:
+        """The timeline as entries: a control's line followed by its indented effect lines."""
+        entries: list[list[str]] = []
+        for line in self:
+            if line.startswith(" ") and entries:
+                entries[-1].append(line)
+            else:
+                entries.append([line])
+        return [tuple(entry) for entry in entries]
+
+    def without(self, *fragments: str) -> "History":
+        """The timeline minus the routine: entries whose line contains one of ``fragments``
+        and that changed nothing (an entry with effect lines always stays, for its effects)."""
+        return History(line for entry in self._entries()
+                       if len(entry) > 1 or not any(f in entry[0] for f in fragments)
+                       for line in entry)
+
+    def _first(self, fragment: str) -> tuple[list[tuple[str, ...]], int | None]:
+        entries = self._entries()
+        return entries, next((i for i, entry in enumerate(entries)
+                              if any(fragment in line for line in entry)), None)
+
+    def starting_at(self, fragment: str) -> "History":
+        """The timeline from the first entry with a line containing ``fragment`` (empty if none)."""
+        entries, first = self._first(fragment)
+        return History(line for entry in entries[len(entries) if first is None else first:]
+                       for line in entry)
+
+    def until(self, fragment: str) -> "History":
+        """The timeline up to and including the first entry with a line containing
+        ``fragment`` (all of it if none)."""
+        entries, last = self._first(fragment)
+        return History(line for entry in entries[:None if last is None else last + 1]
+                       for line in entry)
 
 
 class QuorumStepperReadings:

@@ -184,6 +184,33 @@ def test_history_is_text_and_slices_stay_history():
     assert history[1].startswith("t=0.001s  ")
 
 
+def test_history_without_hides_only_entries_that_changed_nothing():
+    history = History(["t=1  a Fetch request", "t=2  a Fetch response", "           1001: epoch 0 -> 1",
+                       "t=3  a Vote request", "t=4  retry backoff"])
+    assert list(history.without("Fetch", "retry backoff")) == [
+        "t=2  a Fetch response", "           1001: epoch 0 -> 1", "t=3  a Vote request"]
+    assert isinstance(history.without("Fetch"), History)
+    assert history.without() == history
+
+
+def test_history_starting_at_skips_to_the_first_matching_control():
+    stepper = QuorumStepper(3, seed=7)
+    stepper.run_until_leader()
+    stepper.isolate(1001)
+    stepper.step(2)
+    excerpt = stepper.history.starting_at("isolate(")
+    assert excerpt[0].startswith("t=") and "isolate(1001)" in excerpt[0]
+    assert excerpt == stepper.history[len(stepper.history) - len(excerpt):]
+    assert stepper.history.starting_at("no such control") == History()
+
+
+def test_history_until_stops_after_the_first_entry_that_mentions_it():
+    history = History(["t=1  a", "t=2  b", "           1001: Leader -> Resigned", "t=3  c"])
+    assert list(history.until("Resigned")) == list(history[:3])
+    assert list(history.starting_at("Resigned").until("c")) == list(history[1:])
+    assert history.until("nothing like it") == history
+
+
 # ---------------------------------------------------------------------------- bad input
 def _leader_and_follower(stepper):
     leader = stepper.leader()
