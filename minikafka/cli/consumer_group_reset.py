@@ -26,7 +26,9 @@ Mirrors ``ConsumerGroupCommand.ConsumerGroupService.resetOffsets``,
 ``resetOffsetsForInactiveGroup``, ``getPartitionsToReset`` and
 ``prepareOffsetsToReset`` (4.3.1).  Simplified: groups of the KIP-848
 consumer protocol are described through DescribeGroups, like the rest of
-the tool.
+the tool; a partition named twice (``--topic t:0 --topic t``) is planned
+once, where Kafka's tool fails with ``Duplicate key t-0 (attempted merging
+values ...)`` (the values it names are Java objects' identity hashes).
 """
 
 from __future__ import annotations

@@ -200,8 +200,8 @@ def date_time_ms(text: str) -> int:
     return int(moment.timestamp() * 1000)
 
 
-_DURATION = re.compile(r"([-+]?)P(?:([-+]?\d+)D)?(?:T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)(?:\.(\d{1,9}))?S)?)?",
-                       re.IGNORECASE)
+_DURATION = re.compile(r"([-+]?)P(?:([-+]?\d+)D)?"
+                       r"(?:T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)(?:\.(\d{1,9}))?S)?)?", re.IGNORECASE)
 
 
 def duration_ms(text: str) -> int:

@@ -1,4 +1,4 @@
-"""``kafka-consumer-groups.sh``: ``--list``, ``--describe`` (offsets, ``--members``, ``--state``), ``--reset-offsets`` plans.
+"""``kafka-consumer-groups.sh``: ``--list``, ``--describe`` (offsets, members, state), ``--reset-offsets`` plans.
 
 Theory of operation
 -------------------
@@ -318,6 +318,7 @@ def export_offsets_to_csv(console: Console, plans: Mapping[str, Mapping[TopicPar
     return console.result()
 
 
-__all__ = ["print_offsets_to_reset", "export_offsets_to_csv", "failed", "MemberDescription", "ConsumerGroupDescription", "GroupListing", "offset_rows", "format_offsets",
+__all__ = ["print_offsets_to_reset", "export_offsets_to_csv", "failed", "MemberDescription",
+           "ConsumerGroupDescription", "GroupListing", "offset_rows", "format_offsets",
            "describe_offsets", "assignment_text", "format_members", "describe_members", "format_state",
            "describe_state", "list_groups", "command_failed"]

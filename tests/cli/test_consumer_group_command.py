@@ -223,7 +223,8 @@ def test_offsets_are_clamped_to_the_log_with_a_warning(rewind, cli):
     high = reset(cli, rewind, "--group", "rewind", "--topic", "views:1", "--to-offset", "99", "--execute")
     assert high.out == table("rewind", {1: 4})
     assert re.fullmatch(r"\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] WARN New offset \(99\) is higher than latest offset "
-                        r"for topic partition views-1\. Value will be set to 4 \(org\.apache\.kafka\.tools\.OffsetsUtils\)\n",
+                        r"for topic partition views-1\. Value will be set to 4 "
+                        r"\(org\.apache\.kafka\.tools\.OffsetsUtils\)\n",
                         high.err)
     low = reset(cli, rewind, "--group", "rewind", "--topic", "views:0", "--shift-by", "-10", "--execute")
     assert low.out == table("rewind", {0: 0})
@@ -295,10 +296,12 @@ def test_an_active_group_is_refused_and_keeps_its_offsets(views, cli):
     (["--topic", "views:7", "--to-earliest"], '\nError: Executing consumer group command failed due to The '
                                               'partitions "views-7" do not exist\n', None),
     (["--topic", "views:x", "--to-earliest"], "", "Invalid partition 'x' specified in topic arg 'views:x''"),
-    (["--topic", "views:0:1", "--to-earliest"], "", "Invalid topic arg 'views:0:1', expected topic name and partitions"),
+    (["--topic", "views:0:1", "--to-earliest"], "",
+     "Invalid topic arg 'views:0:1', expected topic name and partitions"),
     (["--to-earliest"], "", "One of the reset scopes should be defined: --all-topics, --topic."),
     (["--topic", "views", "--to-datetime", "2023-11-14"], "\nError: Executing consumer group command failed due to "
-     "java.text.ParseException: Error parsing timestamp. It does not contain a 'T' according to ISO8601 format\n", None),
+     "java.text.ParseException: Error parsing timestamp. It does not contain a 'T' according to ISO8601 "
+     "format\n", None),
     (["--topic", "views", "--to-datetime", "2023-11-14T22:13"], "\nError: Executing consumer group command failed due "
      'to java.text.ParseException: Unparseable date: "2023-11-14T22:13Z"\n', None),
     (["--topic", "views", "--by-duration", "1H"], "\nError: Executing consumer group command failed due to Text cannot "

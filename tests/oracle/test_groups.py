@@ -172,4 +172,5 @@ def test_reset_offsets_lookalike(single):
                 area="groups")
     for side, pairs in same_on_each_side.items():
         for label, kafka, lookalike in pairs:
-            assert lookalike == kafka, f"{side}, {label}: minikafka's tool printed\n{lookalike}\nKafka's printed\n{kafka}"
+            assert lookalike == kafka, (f"{side}, {label}: minikafka's tool printed\n{lookalike}\n"
+                                        f"Kafka's printed\n{kafka}")
