@@ -15,7 +15,12 @@ other), then exactly one action runs:
   minus the committed offset; `consumer_group_describe` gathers it and
   `minikafka.tools.consumer_group_command_output` prints it;
 * ``--delete``: DeleteGroups on the coordinators, then ``Deletion of
-  requested consumer groups ('g') was successful.`` or the failures.
+  requested consumer groups ('g') was successful.`` or the failures;
+* ``--reset-offsets``: for each inactive group, a plan of new committed
+  offsets (`consumer_group_reset`, scenarios in `offsets_utils`), printed as
+  a table or CSV and committed only with ``--execute``; an active group is
+  refused with ``Assignments can only be reset if the group 'g' is
+  inactive, but the current state is Stable.``
 
 A failed action prints ``Error: Executing consumer group command failed
 due to <exception>``; like Kafka, whose ``main`` returns normally after
@@ -23,9 +28,10 @@ printing it, the tool still exits 0.  An unknown option escapes Kafka's
 ``main`` and the JVM prints ``Exception in thread "main" ...`` (exit 1).
 
 Mirrors ``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`` and
-``ConsumerGroupCommandOptions`` (4.1.1).  Simplified: ``--reset-offsets``
-and ``--delete-offsets`` are recognised but not available; ``--timeout``
-and ``--command-config`` are accepted and not used.
+``ConsumerGroupCommandOptions`` (4.3.1).  Simplified: ``--delete-offsets``
+is recognised but not available (the sandbox's coordinator does not serve
+OffsetDelete); ``--timeout`` and ``--command-config`` are accepted and not
+used; Java stack traces after an error are left out.
 """
 
 from __future__ import annotations
@@ -34,7 +40,9 @@ import re
 
 from minikafka.cli import command_line_utils as clu
 from minikafka.cli.admin_client import AdminConnection, ExecutionException, error_for, execution, java_string
+from minikafka.cli.consumer_group_reset import reset_offsets
 from minikafka.cli.consumer_group_describe import describe_groups, group_listings, list_group_ids
+from minikafka.cli.offsets_utils import UsageError
 from minikafka.cli.option_parser import OPTIONAL_ARG, OptionException, OptionParser, REQUIRED_ARG, long
 from minikafka.common.errors import KafkaException
 from minikafka.tools import consumer_group_command_output as output
@@ -117,10 +125,10 @@ def _check_reset_args(p: OptionParser, o, scope: str) -> None:
     if o.has("dry-run") and o.has("execute"):
         clu.print_usage_and_exit(p, "Option [reset-offsets] only accepts one of [execute] and [dry-run]")
     if not o.has("dry-run") and not o.has("execute"):
-        clu.eprintln("WARN: No action will be performed as the --execute option is missing. In a future major "
-                     "release, the default behavior of this command will be to prompt the user before executing "
-                     "the reset rather than doing a dry run. You should add the --dry-run option explicitly if you "
-                     "are scripting this command and want to keep the current default behavior without prompting.")
+        clu.eprintln("WARN: No action will be performed as the --execute option is missing. In version 5.0, this "
+                     "command will require either --dry-run or --execute to be specified. You should add the "
+                     "--dry-run option explicitly if you are scripting this command and want to keep the current "
+                     "default behavior without prompting.")
     if not o.has("group") and not o.has("all-groups"):
         clu.print_usage_and_exit(p, f"Option [reset-offsets] takes one of these options: {scope}")
     for used in RESET_SCENARIOS:
@@ -206,8 +214,9 @@ def run(connection: AdminConnection, p: OptionParser, o) -> output.ToolOutput:
         return describe_groups(connection, group_ids, o)
     if o.has("delete"):
         return delete_groups(connection, group_ids)
-    action = "--reset-offsets" if o.has("reset-offsets") else "--delete-offsets"
-    raise KafkaException(f"{action} is not available in minikafka's consumer-groups tool")
+    if o.has("reset-offsets"):
+        return reset_offsets(connection, group_ids, o)
+    raise KafkaException("--delete-offsets is not available in minikafka's consumer-groups tool")
 
 
 def main(args: list[str]) -> int:
@@ -227,7 +236,7 @@ def main(args: list[str]) -> int:
         try:
             connection.bootstrap_servers = o.value_of("bootstrap-server")
             result = run(connection, p, o)
-        except OptionException as exc:
+        except (OptionException, UsageError) as exc:     # IllegalArgumentException: usage, exit 1
             clu.print_usage_and_exit(p, str(exc))
         except KafkaException as exc:
             text = exc.message if isinstance(exc, ExecutionException) else str(exc)

@@ -14,7 +14,9 @@ protocol like Kafka's own scripts) in this process, with the cluster's
 bootstrap address filled in when the command line has none, and returns what
 it printed.  With ``real=True`` it runs Apache Kafka's own tool instead
 (`minikafka.jvm.run_kafka_tool`: a JVM, jars fetched on first use), so a
-lesson can show both side by side.
+lesson can show both side by side.  A simulated cluster has no sockets, so
+``run_tool`` refuses at once there (rather than letting the tool wait for a
+broker until its timeout), except for Kafka tools that only read files.
 
 `ToolTexts` receives the cluster's `NodeProcesses` and nothing else; it
 keeps one fact of its own, how often each tool ran (it seeds the tools'
@@ -101,6 +103,7 @@ class ToolTexts:
         if name not in tool_commands.TOOL_NAMES:
             known = ", ".join(f"kafka-{t}.sh" for t in tool_commands.TOOL_NAMES)
             raise ValueError(f"No such tool {words[0]!r}; the sandbox has {known}")
+        self._refuse_if_simulated()
         args = words[1:]
         if not {"--bootstrap-server", "--bootstrap-controller"} & {a.split("=")[0] for a in args}:
             running = self._processes.bootstrap_servers().split(",")[0]
@@ -119,11 +122,19 @@ class ToolTexts:
             tool_commands.TOOL_RANDOM.reset(seeded)
         return out.getvalue().rstrip("\n")
 
+    def _refuse_if_simulated(self) -> None:
+        # A simulated cluster has no sockets: a tool would wait for a broker until its timeout.
+        if self._processes.simulated:
+            raise RuntimeError("run_tool needs a live cluster: tools talk to the brokers over TCP; start the "
+                               "cluster without simulated=True")
+
     def _run_real_tool(self, words: list[str]) -> str:
         from minikafka.jvm import run_kafka_tool, tool_main_class
         tool_main_class(words[0])  # an unknown tool: ValueError naming the known ones
         args = words[1:]
         takes_bootstrap = words[0].removesuffix(".sh") not in _TOOLS_WITHOUT_BOOTSTRAP
+        if takes_bootstrap:
+            self._refuse_if_simulated()
         if takes_bootstrap and not {"--bootstrap-server", "--bootstrap-controller"} & {a.split("=")[0] for a in args}:
             args = ["--bootstrap-server", self._processes.bootstrap_servers().split(",")[0]] + args
         result = run_kafka_tool(words[0], args)

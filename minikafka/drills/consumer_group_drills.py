@@ -26,11 +26,11 @@ coordinator when a client commits, and read back by ``OffsetFetch``.
   repair).  A repair of another group, or a consumer that reads without
   committing, leaves billing's lag where it was.
 
-Simplified: the sandbox's ``kafka-consumer-groups.sh`` has no
-``--reset-offsets``; the drill names the Kafka command and has the learner
-use kafka-python's ``KafkaAdminClient.reset_group_offsets``, which commits
-the new offsets with the same ``OffsetCommit`` request (generation -1, no
-member) that Kafka's ``Admin.alterConsumerGroupOffsets`` sends.
+The reset can be done with the sandbox's ``kafka-consumer-groups.sh
+--reset-offsets`` (through ``cluster.run_tool``), as with Kafka's, or with
+kafka-python's ``KafkaAdminClient.reset_group_offsets``: both commit the new
+offsets with the same ``OffsetCommit`` request (generation -1, no member)
+that Kafka's ``Admin.alterConsumerGroupOffsets`` sends.
 """
 
 from __future__ import annotations
@@ -114,8 +114,9 @@ class LaggingGroup(Scenario):
         return ("bring group billing's lag on orders to 0, keeping a committed offset for every "
                 "partition and every record of orders. In real Kafka: start the group's consumers, "
                 "or, if the backlog may be skipped, kafka-consumer-groups.sh --group billing "
-                "--topic orders --reset-offsets --to-latest --execute. The sandbox's tool has no "
-                "--reset-offsets: use kafka-python's KafkaConsumer(group_id='billing', ...) and "
+                "--topic orders --reset-offsets --to-latest --execute, which the sandbox's tool "
+                "does too (drill.cluster.run_tool('kafka-consumer-groups.sh ...'); try --dry-run "
+                "first). From Python: kafka-python's KafkaConsumer(group_id='billing', ...) and "
                 "commit(), or KafkaAdminClient(...).reset_group_offsets('billing', {TopicPartition"
                 "('orders', p): OffsetSpec.LATEST, ...}) (from kafka.admin import OffsetSpec) on "
                 "drill.cluster.bootstrap_servers. drill.check() shows how far you are.")

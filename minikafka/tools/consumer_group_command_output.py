@@ -1,4 +1,4 @@
-"""``kafka-consumer-groups.sh``: ``--list``, ``--describe`` (offsets, ``--members``, ``--state``) as 4.1 prints them.
+"""``kafka-consumer-groups.sh``: ``--list``, ``--describe`` (offsets, members, state), ``--reset-offsets`` plans.
 
 Theory of operation
 -------------------
@@ -27,11 +27,18 @@ assignment strategy, state and member count.  ``--list`` prints one group
 id per line in the order the brokers answered; with ``--state``/``--type``
 it prints a padded table.
 
-Mirrors ``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`` (4.1.1).
+``--reset-offsets`` prints its plan (`print_offsets_to_reset`): a header
+``GROUP TOPIC PARTITION NEW-OFFSET`` and one row per partition, group and
+topic columns 15 wide or the widest value, partition 10; every row *starts*
+with a line break and a final one ends the table.  ``--export`` prints CSV
+lines instead (`export_offsets_to_csv`), then an empty line.
+
+Mirrors ``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`` (4.1.1) and
+``org.apache.kafka.tools.OffsetsUtils.printOffsetsToReset`` (4.3.1).
 Simplified: the group data is given (the sandbox's classic coordinator or a
 kafka-python admin client supplies it); the base order of partitions that
-Kafka draws from an unordered ``Set`` is topic then partition; ``--reset-offsets``,
-``--delete`` and ``--delete-offsets`` are not modelled.
+Kafka draws from an unordered ``Set`` is topic then partition; ``--delete-offsets``
+is not modelled.
 """
 
 from __future__ import annotations
@@ -156,7 +163,7 @@ def describe_offsets(groups: Iterable[ConsumerGroupDescription], verbose: bool =
             if _state_message(console, group, len(rows)):
                 console.print(format_offsets(rows, verbose))
     except KafkaException as exc:
-        return _failed(console, exc.message)
+        return failed(console, exc.message)
     return console.result()
 
 
@@ -217,7 +224,7 @@ def describe_members(groups: Iterable[ConsumerGroupDescription], verbose: bool =
             printable = _state_message(console, group, len(group.members))
             console.print(format_members(group, verbose, measure=printable))
     except KafkaException as exc:
-        return _failed(console, exc.message)
+        return failed(console, exc.message)
     return console.result()
 
 
@@ -248,7 +255,7 @@ def describe_state(groups: Iterable[ConsumerGroupDescription], verbose: bool = F
             if _state_message(console, group, 1):
                 console.print(format_state(group, verbose))
     except KafkaException as exc:
-        return _failed(console, exc.message)
+        return failed(console, exc.message)
     return console.result()
 
 
@@ -272,7 +279,7 @@ def list_groups(listings: Sequence[GroupListing], include_state: bool = False,
     return console.result()
 
 
-def _failed(console: Console, message: str) -> ToolOutput:
+def failed(console: Console, message: str) -> ToolOutput:
     console.println(f"\nError: Executing consumer group command failed due to {message}")
     # Kafka 4.1's ConsumerGroupCommand.main prints this and returns normally: exit code 0.
     return console.result(exit_code=0)
@@ -284,9 +291,34 @@ def command_failed(message: str) -> ToolOutput:
     For a group that does not exist a 4.1 broker answers GROUP_ID_NOT_FOUND and
     ``message`` is ``org.apache.kafka.common.errors.GroupIdNotFoundException: Group g not found.``
     """
-    return _failed(Console(), message)
+    return failed(Console(), message)
 
 
-__all__ = ["MemberDescription", "ConsumerGroupDescription", "GroupListing", "offset_rows", "format_offsets",
+def print_offsets_to_reset(console: Console, plans: Mapping[str, Mapping[TopicPartition, int]]) -> ToolOutput:
+    """``--reset-offsets``: the plan, one row per partition; every row starts with a line break."""
+    group_width = max([15] + [len(g) for g in plans])
+    topic_width = max([15] + [len(tp.topic) for plan in plans.values() for tp in plan])
+
+    def row(*cells) -> str:
+        return f"\n{cells[0]:<{group_width}} {cells[1]:<{topic_width}} {cells[2]:<10} {cells[3]}"
+    if plans:               # a refused group has an empty plan, yet the header still comes out
+        console.print(row("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"))
+    for group, plan in plans.items():
+        for tp, offset in plan.items():
+            console.print(row(group, tp.topic, str(tp.partition), str(offset)))
+    console.println()
+    return console.result()
+
+
+def export_offsets_to_csv(console: Console, plans: Mapping[str, Mapping[TopicPartition, int]],
+                          with_group: bool) -> ToolOutput:
+    """``--export``: ``topic,partition,offset`` lines (``group,`` first unless exactly one ``--group``)."""
+    console.println("".join((f"{group}," if with_group else "") + f"{tp.topic},{tp.partition},{offset}\n"
+                            for group, plan in plans.items() for tp, offset in plan.items()))
+    return console.result()
+
+
+__all__ = ["print_offsets_to_reset", "export_offsets_to_csv", "failed", "MemberDescription",
+           "ConsumerGroupDescription", "GroupListing", "offset_rows", "format_offsets",
            "describe_offsets", "assignment_text", "format_members", "describe_members", "format_state",
            "describe_state", "list_groups", "command_failed"]

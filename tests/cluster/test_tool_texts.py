@@ -46,6 +46,17 @@ def test_run_tool_rejects_unknown_tools_and_empty_commands():
         cluster.run_tool("   ")
 
 
+def test_run_tool_refuses_a_simulated_cluster_at_once():
+    cluster = Cluster(brokers=1, controllers=1, seed=1, simulated=True).start()
+    try:
+        for real in (False, True):
+            with pytest.raises(RuntimeError, match=r"^run_tool needs a live cluster: tools talk to the brokers over "
+                                                   r"TCP; start the cluster without simulated=True$"):
+                cluster.run_tool("kafka-topics.sh --list", real=real)
+    finally:
+        cluster.stop()
+
+
 def test_advertised_listener_takes_effect_at_the_next_registration():
     cluster = Cluster(brokers=2, controllers=1, seed=3, simulated=True).start()
     try:

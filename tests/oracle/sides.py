@@ -8,6 +8,7 @@ calls, and what it returns is compared.  Both sides offer the same handles:
 
 * ``tool(name, *args)``: one of Kafka's own command-line tools (the 4.3.1
   jars, through `minikafka.jvm`), its exit code, stdout and stderr;
+  ``lookalike(name, *args)``: the sandbox's own version of that tool;
 * ``raw(broker_id)``: a `RawConnection` sending one request at a chosen
   version (kafka-python's message classes) and returning the decoded answer
   as plain data;
@@ -182,6 +183,19 @@ class Side:
         argv = (["--bootstrap-server", self.bootstrap_servers] if bootstrap else []) + list(args)
         result = run_kafka_tool(name, argv, input=input, timeout=TOOL_TIMEOUT_S, quiet=True)
         return ToolRun(result.returncode, result.stdout, result.stderr)
+
+    def lookalike(self, name: str, *args: str) -> ToolRun:
+        """The sandbox's own look-alike of Kafka's ``bin/<name>.sh`` (``minikafka <tool>``), run in this process
+        against this side's cluster (it speaks the Kafka protocol, so it works against real Kafka too)."""
+        import contextlib
+        import io
+
+        from minikafka.cli import tool_commands
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = tool_commands.run_named(name.removeprefix("kafka-"),
+                                           ["--bootstrap-server", self.bootstrap_servers, *args])
+        return ToolRun(code, out.getvalue(), err.getvalue())
 
     def raw(self, broker_id: int | None = None) -> RawConnection:
         broker_id = self.broker_ids[0] if broker_id is None else broker_id

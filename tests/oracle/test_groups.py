@@ -133,3 +133,44 @@ def test_deleting_a_topic_deletes_its_committed_offsets(single):
             timeout_s=30, what="the deleted topic's offsets gone")
         return {"before": before, "delete": deleted, "after": after}
     single.play("groups: deleting a topic deletes the groups' committed offsets for it", scenario, area="groups")
+
+
+def test_reset_offsets_lookalike(single):
+    """minikafka's own ``consumer-groups --reset-offsets`` next to Kafka's tool, on each side: both tools print the
+    same plan (dry run, no action, execute) and the same refusal for an active group; the sandbox's tool's commits
+    show in Kafka's ``--describe``."""
+    same_on_each_side: dict[str, list[tuple[str, str, str]]] = {}
+
+    def scenario(side):
+        fill(side, "g-rewind")
+        consume(side, "g-rewind", "rewinder", 6)
+        out: dict[str, ToolRun] = {}
+
+        def both(label: str, *args: str) -> None:
+            kafka, lookalike = groups_tool(side, *args), side.lookalike("kafka-consumer-groups", *args)
+            out[f"{label}: kafka-consumer-groups"], out[f"{label}: minikafka consumer-groups"] = kafka, lookalike
+            same_on_each_side.setdefault(side.name, []).append((label, kafka.text(), lookalike.text()))
+
+        reset = ("--reset-offsets", "--group", "rewinder", "--topic", "g-rewind")
+        both("dry run, to earliest", *reset, "--to-earliest", "--dry-run")
+        both("no action, shift by -2", *reset, "--shift-by", "-2")
+        out["execute, shift by -2: minikafka"] = side.lookalike("kafka-consumer-groups", *reset, "--shift-by", "-2",
+                                                                "--execute")
+        out["described by kafka-consumer-groups"] = groups_tool(side, "--describe", "--group", "rewinder", "--offsets")
+        both("execute, to earliest", *reset, "--to-earliest", "--execute")
+        out["described after"] = groups_tool(side, "--describe", "--group", "rewinder", "--offsets")
+        with start_kafka_tool("kafka-console-consumer", ["--bootstrap-server", side.bootstrap_servers, "--topic",
+                                                        "g-rewind", "--group", "rewind-live", "--from-beginning"],
+                              quiet=True) as consumer:
+            consumer.wait_for_output(r"(?s)(v\d.*){6}", timeout=60)
+            side.wait_until(lambda: "Stable" in groups_tool(side, "--describe", "--group", "rewind-live",
+                                                            "--state").stdout, what="group rewind-live Stable")
+            both("active group, execute", "--reset-offsets", "--group", "rewind-live", "--topic", "g-rewind",
+                 "--to-earliest", "--execute")
+        return out
+    single.play("groups: minikafka's reset-offsets next to Kafka's (dry run, execute, active group refused)", scenario,
+                area="groups")
+    for side, pairs in same_on_each_side.items():
+        for label, kafka, lookalike in pairs:
+            assert lookalike == kafka, (f"{side}, {label}: minikafka's tool printed\n{lookalike}\n"
+                                        f"Kafka's printed\n{kafka}")

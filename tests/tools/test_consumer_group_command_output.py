@@ -135,3 +135,14 @@ def test_command_failed():
     assert out.text == ("\nError: Executing consumer group command failed due to "
                         "org.apache.kafka.common.errors.GroupIdNotFoundException: Group nope not found.\n")
     assert out.exit_code == 0          # Kafka 4.1 returns normally after printing it
+
+
+def test_reset_plan_columns_widen_to_the_longest_group_and_topic():
+    from minikafka.common.topic_partition import TopicPartition as TP
+    from minikafka.tools.tool_output import Console
+    plans = {"a-rather-long-group-name": {TP("t", 0): 5}, "refused": {}}
+    assert cg.print_offsets_to_reset(Console(), plans).stdout == (
+        "\nGROUP                    TOPIC           PARTITION  NEW-OFFSET"
+        "\na-rather-long-group-name t               0          5\n")
+    assert cg.print_offsets_to_reset(Console(), {}).stdout == "\n"
+    assert cg.export_offsets_to_csv(Console(), plans, with_group=True).stdout == "a-rather-long-group-name,t,0,5\n\n"

@@ -1,0 +1,152 @@
+"""``kafka-consumer-groups.sh --reset-offsets``: plan new committed offsets for inactive groups, and commit them.
+
+Theory of operation
+-------------------
+Offsets can only be rewritten while nobody consumes: a live member would
+overwrite them with its next commit.  So the tool first describes each group
+(``--group`` values, or every consumer group with ``--all-groups``):
+
+* state ``Empty`` or ``Dead``, or a group the coordinator does not know
+  (``GroupIdNotFoundException``): inactive, so it is planned;
+* any other state: ``Error: Assignments can only be reset if the group 'g'
+  is inactive, but the current state is Stable.`` and the group gets an
+  empty plan (the table's header is still printed).
+
+For an inactive group the *scope* is ``--all-topics`` (every partition the
+group has a committed offset for), ``--topic t`` (every partition of t) or
+``--topic t:0,1``; each partition must exist and have a leader.  The
+*scenario* (`minikafka.cli.offsets_utils`) then gives each partition its
+new offset.  With ``--execute`` the plan is committed through the
+coordinator (OffsetCommit with no member and generation -1, as the admin
+client's ``alterConsumerGroupOffsets`` sends it); with ``--dry-run``, or
+neither, nothing changes.  The plan is printed as a table ``GROUP TOPIC
+PARTITION NEW-OFFSET`` or, with ``--export``, as CSV lines.
+
+Mirrors ``ConsumerGroupCommand.ConsumerGroupService.resetOffsets``,
+``resetOffsetsForInactiveGroup``, ``getPartitionsToReset`` and
+``prepareOffsetsToReset`` (4.3.1).  Simplified: groups of the KIP-848
+consumer protocol are described through DescribeGroups, like the rest of
+the tool; a partition named twice (``--topic t:0 --topic t``) is planned
+once, where Kafka's tool fails with ``Duplicate key t-0 (attempted merging
+values ...)`` (the values it names are Java objects' identity hashes).
+"""
+
+from __future__ import annotations
+
+import time
+
+from minikafka.cli import offsets_utils as ou
+from minikafka.cli.admin_client import AdminConnection, ExecutionException, error_for, execution
+from minikafka.cli.consumer_group_describe import _described_group
+from minikafka.common.errors import Errors, KafkaException
+from minikafka.common.topic_partition import TopicPartition
+from minikafka.tools import consumer_group_command_output as output
+from minikafka.tools.java_hash_codes import string_order, topic_partition_order
+
+INACTIVE_STATES = ("Empty", "Dead")
+
+
+def _state(connection: AdminConnection, group_id: str, node: int) -> str | None:
+    """The group's state; None for a group the coordinator does not know (Kafka resets it too)."""
+    try:
+        return _described_group(connection, group_id, node).group_state
+    except ExecutionException as exc:
+        if getattr(exc.cause, "error", None) == Errors.GROUP_ID_NOT_FOUND:
+            return None
+        # describedGroups' future failed: Kafka wraps the ExecutionException in a RuntimeException.
+        raise KafkaException(f"{exc.java_class}: {exc.message}") from None
+
+
+def _committed(admin, group_id: str) -> dict[TopicPartition, int]:
+    found = execution(lambda: admin.list_group_offsets({group_id: None}))[group_id]
+    return {TopicPartition(tp.topic, tp.partition): meta.offset for tp, meta in found.items()}
+
+
+def _partitions_to_reset(admin, group_id: str, o) -> list[TopicPartition]:
+    """``getPartitionsToReset``: the scope."""
+    if o.has("all-topics"):
+        return list(_committed(admin, group_id))
+    if o.has("topic"):
+        return ou.parse_topic_partitions(admin, o.values_of("topic"))
+    if not o.has("from-file"):
+        raise ou.UsageError("One of the reset scopes should be defined: --all-topics, --topic.")
+    return []
+
+
+def _prepare(admin, group_id: str, partitions: list[TopicPartition], o, console) -> dict[TopicPartition, int]:
+    """``prepareOffsetsToReset``: the scenario's offsets for ``partitions``."""
+    ou.check_all_topic_partitions_valid(admin, partitions)
+    if o.has("to-offset"):
+        return ou.reset_to_offset(admin, partitions, o.value_of("to-offset"))
+    if o.has("to-earliest") or o.has("to-latest"):
+        return ou.reset_to_log_offset(admin, partitions, ou.EARLIEST if o.has("to-earliest") else ou.LATEST)
+    if o.has("shift-by"):
+        return ou.reset_by_shift_by(admin, partitions, _committed(admin, group_id), o.value_of("shift-by"))
+    if o.has("to-datetime"):
+        return ou.reset_to_timestamp(admin, partitions, ou.date_time_ms(o.value_of("to-datetime")), console.println)
+    if o.has("by-duration"):
+        instant = int(time.time() * 1000) - ou.duration_ms(o.value_of("by-duration"))
+        return ou.reset_to_timestamp(admin, partitions, instant, console.println)
+    if o.has("from-file"):
+        plan = ou.reset_plan_from_file(o.value_of("from-file"), o.values_of("group"))
+        if group_id not in plan:
+            console.println(f"\nError: No reset plan for group {group_id} found")
+            return {}
+        return ou.check_offsets_range(admin, plan[group_id])
+    if o.has("to-current"):
+        return ou.reset_to_current(admin, partitions, _committed(admin, group_id))
+    # Kafka formats a Set.of(...) of option specs, whose order changes from one JVM run to the next.
+    raise ou.UsageError("Option '[reset-offsets]' requires one of the following scenarios: [[to-offset], "
+                        "[to-datetime], [by-duration], [to-earliest], [to-latest], [shift-by], [from-file], "
+                        "[to-current]]")
+
+
+def _alter_offsets(admin, group_id: str, plan: dict[TopicPartition, int]) -> None:
+    """``alterConsumerGroupOffsets``: commit the plan; a partition's error fails the command with its message."""
+    from kafka import TopicPartition as KafkaTopicPartition
+    from kafka.structs import OffsetAndMetadata
+    offsets = {KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset, "", None)
+               for tp, offset in plan.items()}
+    results = execution(lambda: admin.alter_group_offsets(group_id, offsets))
+    for error in results.values():
+        if error.errno:
+            raise error_for(error.errno)
+
+
+def _reset_inactive_group(admin, group_id: str, o, console) -> dict[TopicPartition, int]:
+    """``resetOffsetsForInactiveGroup``: a failed admin call fails the command with its cause's message."""
+    try:
+        partitions = _partitions_to_reset(admin, group_id, o)
+        plan = _prepare(admin, group_id, partitions, o, console)
+        if o.has("execute") and not o.has("dry-run"):
+            _alter_offsets(admin, group_id, plan)
+    except ExecutionException as exc:
+        raise exc.cause from None
+    return plan
+
+
+def reset_offsets(connection: AdminConnection, group_ids: list[str], o) -> output.ToolOutput:
+    """``--reset-offsets``: plan (and with ``--execute`` commit) each group's offsets, then print the plan."""
+    admin = connection.admin("describeConsumerGroups")
+    console = output.Console()
+    plans: dict[str, dict[TopicPartition, int]] = {}
+    try:
+        coordinators = execution(lambda: admin._manager.run(admin._find_coordinator_ids, list(group_ids)))
+        for group_id in string_order(dict.fromkeys(group_ids)):   # the order of Kafka's map of futures
+            state = _state(connection, group_id, coordinators[group_id])
+            if state is None or state in INACTIVE_STATES:
+                plans[group_id] = _reset_inactive_group(admin, group_id, o, console)
+            else:
+                console.println(f"\nError: Assignments can only be reset if the group '{group_id}' is inactive, "
+                                f"but the current state is {state}.")
+                plans[group_id] = {}
+    except KafkaException as exc:
+        return output.failed(console, exc.message)
+    # Kafka keeps the plans in HashMaps: groups and partitions come out in their hash order.
+    ordered = {g: {tp: plans[g][tp] for tp in topic_partition_order(plans[g])} for g in string_order(plans)}
+    if o.has("export"):
+        return output.export_offsets_to_csv(console, ordered, with_group=len(o.values_of("group")) != 1)
+    return output.print_offsets_to_reset(console, ordered)
+
+
+__all__ = ["reset_offsets", "INACTIVE_STATES"]
