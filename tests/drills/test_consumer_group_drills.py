@@ -80,3 +80,16 @@ def test_wrong_repairs_are_not_graded_fixed():
         assert all(c is not None for c, _ in before.values())
         assert all(c is None for c, _ in gone.values())
         assert "[not yet] offsets-kept" in drill.check()
+
+
+def test_kafkas_reset_offsets_command_repairs_it_and_its_dry_run_does_not():
+    def reset(*action):
+        def repair(drill):
+            printed = drill.cluster.run_tool("kafka-consumer-groups.sh --group billing --topic orders "
+                                             "--reset-offsets --to-latest " + " ".join(action))
+            assert printed.split()[:4] == ["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"], printed
+        return repair
+    dry, _ = play(DRILL, 1, {}, repair=reset("--dry-run"))
+    assert not dry["answers"]["no-lag"]["correct"]
+    executed, _ = play(DRILL, 1, {}, repair=reset("--execute"))
+    assert all(executed["answers"][c]["correct"] for c in ("offsets-kept", "no-lag", "records-kept"))
