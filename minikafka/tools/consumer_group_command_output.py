@@ -16,9 +16,11 @@ most partitions first), then partitions that only have a committed offset
 the committed offset, ``LAG`` the log end offset minus it; either is ``-``
 when unknown.  Columns are left-aligned with minimum widths (group, topic,
 consumer id and host: 15 or the widest value; partition 10; offsets and lag
-15); the last column is not padded.  Within one member, rows come out in
-the iteration order of a ``HashMap`` keyed by ``TopicPartition``, which is
-why a real group shows partitions ``4, 2, 3, 0, 1``.
+15); the last column is not padded.  Within one member (and among the
+partitions without one), rows are sorted by topic, then partition: Kafka
+4.3's ``describePartitions`` sorts them (4.1 printed them in the iteration
+order of a ``HashMap`` keyed by ``TopicPartition``, such as ``4, 2, 3, 0, 1``,
+as the seed texts' screenshots may still show).
 
 ``--members`` lists members (``#PARTITIONS`` padded to 15 and followed by a
 space, so every line ends in spaces); ``--verbose`` adds the assignment as
@@ -33,7 +35,7 @@ topic columns 15 wide or the widest value, partition 10; every row *starts*
 with a line break and a final one ends the table.  ``--export`` prints CSV
 lines instead (`export_offsets_to_csv`), then an empty line.
 
-Mirrors ``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`` (4.1.1) and
+Mirrors ``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`` (4.3.1's row order) and
 ``org.apache.kafka.tools.OffsetsUtils.printOffsetsToReset`` (4.3.1).
 Simplified: the group data is given (the sandbox's classic coordinator or a
 kafka-python admin client supplies it); the base order of partitions that
@@ -48,7 +50,6 @@ from typing import Iterable, Mapping, Sequence
 
 from minikafka.common.errors import KafkaException
 from minikafka.common.topic_partition import TopicPartition
-from minikafka.tools.java_hash_codes import topic_partition_order
 from minikafka.tools.tool_output import Console, ToolOutput
 
 MISSING = "-"
@@ -114,9 +115,8 @@ def _state_message(console: Console, group: ConsumerGroupDescription, rows: int)
 def _partition_rows(group: ConsumerGroupDescription, partitions: Iterable[TopicPartition],
                     owner: tuple[str, str, str]) -> list[list[str]]:
     committed, ends, epochs = group.committed_offsets, group.log_end_offsets, group.leader_epochs
-    base = sorted(partitions, key=lambda tp: (tp.partition, tp.topic))
     rows = []
-    for tp in topic_partition_order(base):
+    for tp in sorted(partitions, key=lambda tp: (tp.topic, tp.partition)):
         offset, end = committed.get(tp), ends.get(tp)
         lag = end - offset if offset is not None and offset != -1 and end is not None else None
         rows.append([group.group_id, tp.topic, str(tp.partition), _opt(epochs.get(tp) if offset is not None else None),

@@ -21,13 +21,14 @@ def test_golden_empty_group_with_committed_offsets():
     assert out.text == out.stderr + out.stdout and out.exit_code == 0
 
 
-def test_rows_of_one_topic_follow_the_topic_partition_hashmap_order():
-    # Observed (public Chinese tutorial, group con-1 without members): partitions 4, 2, 3, 0, 1.
+def test_rows_of_one_topic_are_sorted_by_partition_as_in_kafka_4_3():
+    # Kafka 4.1 printed a HashMap's order (a public tutorial showed 4, 2, 3, 0, 1); 4.3.1's
+    # ConsumerGroupService.describePartitions sorts the rows by topic, then partition (read with javap).
     committed = {TP("hello", p): 2 if p in (1, 3) else 0 for p in range(5)}
     group = Group("con-1", "Empty", committed_offsets=committed, log_end_offsets=dict(committed))
     rows = cg.describe_offsets([group]).stdout.splitlines()[2:]
-    assert [row.split()[2] for row in rows] == ["4", "2", "3", "0", "1"]
-    assert rows[0] == "con-1           hello           4          0               0               0               -               -               -"
+    assert [row.split()[2] for row in rows] == ["0", "1", "2", "3", "4"]
+    assert rows[4] == "con-1           hello           4          0               0               0               -               -               -"
 
 
 def test_members_first_biggest_first_then_unassigned_and_wide_columns():
@@ -44,11 +45,11 @@ def test_members_first_biggest_first_then_unassigned_and_wide_columns():
     assert lines[1] == ("GROUP           TOPIC           PARTITION  CURRENT-OFFSET  LOG-END-OFFSET  LAG             "
                         "CONSUMER-ID" + " " * (len(long_id) - 11) + " HOST            CLIENT-ID")
     # Observed row shape (public tutorial): consumer id as wide as its column, host padded to 15, client id last.
-    # Within a member, HashMap order: t-1 hashes into an earlier bucket than t-0.
-    assert lines[3] == (f"a_group         t               0          1               1               0               "
+    # Within a member, sorted by topic then partition (Kafka 4.3).
+    assert lines[2] == (f"a_group         t               0          1               1               0               "
                         f"{long_id} /172.18.0.3     consumer-a_group-1")
-    assert [line.split()[1:3] for line in lines[2:6]] == [["t", "1"], ["t", "0"], ["t", "2"], ["other", "0"]]
-    assert lines[2].split()[3:6] == ["-", "7", "-"]                   # no commit: no current offset, no lag
+    assert [line.split()[1:3] for line in lines[2:6]] == [["t", "0"], ["t", "1"], ["t", "2"], ["other", "0"]]
+    assert lines[3].split()[3:6] == ["-", "7", "-"]                   # no commit: no current offset, no lag
     assert lines[5].split()[3:9] == ["3", "-", "-", "-", "-", "-"]    # unknown log end offset
 
 
@@ -146,3 +147,11 @@ def test_reset_plan_columns_widen_to_the_longest_group_and_topic():
         "\na-rather-long-group-name t               0          5\n")
     assert cg.print_offsets_to_reset(Console(), {}).stdout == "\n"
     assert cg.export_offsets_to_csv(Console(), plans, with_group=True).stdout == "a-rather-long-group-name,t,0,5\n\n"
+
+
+def test_rows_of_several_topics_are_sorted_by_topic_name_then_partition():
+    committed = {TP("zeta", 1): 0, TP("alpha", 1): 0, TP("zeta", 0): 0, TP("alpha", 0): 0, TP("Zed", 0): 0}
+    group = Group("g", "Empty", committed_offsets=committed, log_end_offsets=dict(committed))
+    rows = cg.describe_offsets([group]).stdout.splitlines()[2:]
+    assert [tuple(row.split()[1:3]) for row in rows] == [("Zed", "0"), ("alpha", "0"), ("alpha", "1"),
+                                                         ("zeta", "0"), ("zeta", "1")]   # String.compareTo
