@@ -3,6 +3,7 @@ described (members, state, lag), reset and deleted with ``kafka-consumer-groups`
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import pytest
@@ -32,6 +33,19 @@ def groups_tool(side, *args: str) -> ToolRun:
     return side.tool("kafka-consumer-groups", *args)
 
 
+@contextlib.contextmanager
+def active_member(side, topic: str, group: str):
+    """Kafka's console consumer stays in ``group``, having read the six records of ``topic``, while the
+    block runs; the group is Stable when it starts."""
+    with start_kafka_tool("kafka-console-consumer", ["--bootstrap-server", side.bootstrap_servers, "--topic",
+                                                    topic, "--group", group, "--from-beginning"],
+                          quiet=True) as consumer:
+        consumer.wait_for_output(r"(?s)(v\d.*){6}", timeout=60)
+        side.wait_until(lambda: "Stable" in groups_tool(side, "--describe", "--group", group, "--state").stdout,
+                        what=f"group {group} Stable")
+        yield consumer
+
+
 def test_commit_and_describe_an_empty_group(single):
     def scenario(side):
         fill(side, "g-orders")
@@ -56,12 +70,7 @@ def test_lag(single):
 def test_active_member(single):
     def scenario(side):
         fill(side, "g-live")
-        with start_kafka_tool("kafka-console-consumer", ["--bootstrap-server", side.bootstrap_servers, "--topic",
-                                                        "g-live", "--group", "live", "--from-beginning"],
-                              quiet=True) as consumer:
-            consumer.wait_for_output(r"(?s)(v\d.*){6}", timeout=60)
-            side.wait_until(lambda: "Stable" in groups_tool(side, "--describe", "--group", "live",
-                                                            "--state").stdout, what="group live Stable")
+        with active_member(side, "g-live", "live"):
             described = {"describe": groups_tool(side, "--describe", "--group", "live"),
                          "members": groups_tool(side, "--describe", "--group", "live", "--members", "--verbose"),
                          "state": groups_tool(side, "--describe", "--group", "live", "--state", "--verbose"),
@@ -159,12 +168,7 @@ def test_reset_offsets_lookalike(single):
         out["described by kafka-consumer-groups"] = groups_tool(side, "--describe", "--group", "rewinder", "--offsets")
         both("execute, to earliest", *reset, "--to-earliest", "--execute")
         both("described after", "--describe", "--group", "rewinder", "--offsets")
-        with start_kafka_tool("kafka-console-consumer", ["--bootstrap-server", side.bootstrap_servers, "--topic",
-                                                        "g-rewind", "--group", "rewind-live", "--from-beginning"],
-                              quiet=True) as consumer:
-            consumer.wait_for_output(r"(?s)(v\d.*){6}", timeout=60)
-            side.wait_until(lambda: "Stable" in groups_tool(side, "--describe", "--group", "rewind-live",
-                                                            "--state").stdout, what="group rewind-live Stable")
+        with active_member(side, "g-rewind", "rewind-live"):
             both("active group, execute", "--reset-offsets", "--group", "rewind-live", "--topic", "g-rewind",
                  "--to-earliest", "--execute")
         return out
