@@ -41,7 +41,7 @@ import re
 from minikafka.cli import command_line_utils as clu
 from minikafka.cli.admin_client import AdminConnection, ExecutionException, error_for, execution, java_string
 from minikafka.cli.consumer_group_reset import reset_offsets
-from minikafka.cli.consumer_group_describe import describe_groups, group_listings, list_group_ids
+from minikafka.cli.consumer_group_describe import coordinator_ids, describe_groups, group_listings, list_group_ids
 from minikafka.cli.offsets_utils import UsageError
 from minikafka.cli.option_parser import OPTIONAL_ARG, OptionException, OptionParser, REQUIRED_ARG, long
 from minikafka.common.errors import KafkaException
@@ -170,7 +170,7 @@ def delete_groups(connection: AdminConnection, group_ids: list[str]) -> output.T
     """DeleteGroups on each group's coordinator; Kafka's success and failure lines."""
     from kafka.protocol.admin import DeleteGroupsRequest
     admin = connection.admin("deleteConsumerGroups")
-    coordinators = execution(lambda: admin._manager.run(admin._find_coordinator_ids, group_ids))
+    coordinators = coordinator_ids(admin, group_ids)
     errors: dict[str, KafkaException | None] = {}
     for node in dict.fromkeys(coordinators.values()):
         mine = [g for g in group_ids if coordinators[g] == node]

@@ -67,7 +67,12 @@ def _assignment(raw: bytes | None) -> tuple[TopicPartition, ...]:
     return tuple(TopicPartition(t.topic, p) for t in decoded.assigned_partitions for p in t.partitions)
 
 
-def _described_group(connection: AdminConnection, group_id: str, node: int):
+def coordinator_ids(admin, group_ids) -> dict[str, int]:
+    """FindCoordinator for each group (through kafka-python's admin client): group id -> node id."""
+    return execution(lambda: admin._manager.run(admin._find_coordinator_ids, list(group_ids)))
+
+
+def described_group(connection: AdminConnection, group_id: str, node: int):
     """DescribeGroups for one group on its coordinator; a group error fails the call."""
     from kafka.protocol.admin import DescribeGroupsRequest
     request = DescribeGroupsRequest(groups=[group_id], include_authorized_operations=False)
@@ -115,11 +120,11 @@ def _describe_one(admin, group, coordinator: tuple[int, str, int]) -> output.Con
 def describe_groups(connection: AdminConnection, group_ids: list[str], o: OptionSet) -> ToolOutput:
     """``describeGroups``: offsets (default), ``--members`` or ``--state`` of each group."""
     admin = connection.admin("describeConsumerGroups")
-    coordinators = execution(lambda: admin._manager.run(admin._find_coordinator_ids, list(group_ids)))
+    coordinators = coordinator_ids(admin, group_ids)
     descriptions = []
     for group_id in dict.fromkeys(group_ids):
         node = coordinators[group_id]
-        group = _described_group(connection, group_id, node)
+        group = described_group(connection, group_id, node)
         host, port = connection.broker_endpoint(node) or ("", -1)
         descriptions.append(_describe_one(admin, group, (node, host, port)))
     verbose = o.has("verbose")

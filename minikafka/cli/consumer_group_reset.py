@@ -37,7 +37,7 @@ import time
 
 from minikafka.cli import offsets_utils as ou
 from minikafka.cli.admin_client import AdminConnection, ExecutionException, error_for, execution
-from minikafka.cli.consumer_group_describe import _described_group
+from minikafka.cli.consumer_group_describe import coordinator_ids, described_group
 from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.tools import consumer_group_command_output as output
@@ -49,7 +49,7 @@ INACTIVE_STATES = ("Empty", "Dead")
 def _state(connection: AdminConnection, group_id: str, node: int) -> str | None:
     """The group's state; None for a group the coordinator does not know (Kafka resets it too)."""
     try:
-        return _described_group(connection, group_id, node).group_state
+        return described_group(connection, group_id, node).group_state
     except ExecutionException as exc:
         if getattr(exc.cause, "error", None) == Errors.GROUP_ID_NOT_FOUND:
             return None
@@ -131,7 +131,7 @@ def reset_offsets(connection: AdminConnection, group_ids: list[str], o) -> outpu
     console = output.Console()
     plans: dict[str, dict[TopicPartition, int]] = {}
     try:
-        coordinators = execution(lambda: admin._manager.run(admin._find_coordinator_ids, list(group_ids)))
+        coordinators = coordinator_ids(admin, group_ids)
         for group_id in string_order(dict.fromkeys(group_ids)):   # the order of Kafka's map of futures
             state = _state(connection, group_id, coordinators[group_id])
             if state is None or state in INACTIVE_STATES:
