@@ -153,8 +153,12 @@ class NodeProcesses:
         self.call(lambda: self.driver.start(node_id))
 
     def kill_node(self, node_id: int, reason: str = "killed", kind: str = "node_killed") -> None:
-        self.driver.close_listener(node_id)
-        self.call(lambda: self.driver.kill(node_id, reason, kind))
+        driver = self.driver
+
+        def crash() -> None:          # one trip to the cluster's thread: a busy kernel delays each
+            driver.close_listener(node_id)
+            driver.kill(node_id, reason, kind)
+        self.call(crash)
 
     def begin_node_shutdown(self, node_id: int, resign: bool = True) -> Callable[[], bool]:
         done = []

@@ -15,6 +15,13 @@ small for any batch is corruption and raises ``CorruptRecordException``.
 The active segment keeps its file descriptor open (appends are the hot
 path); other segments open the file only for the duration of a read, so a
 broker with hundreds of partitions holds about one descriptor per partition.
+The active segment also keeps its latest appends in memory (at least the
+last ``TAIL_BYTES``), which is the part that caught-up followers and
+consumers read: for them a read is served from there, as Kafka's are from
+the page cache, without a system call.  A thread of a live cluster pays for
+every system call twice under a busy kernel, since it has to wait for the
+interpreter again afterwards (``benchmarks/bench_calm.py``).  The bytes are
+the ones written to the file; truncation drops them with the file's.
 Nothing here calls fsync: the sandbox's crash model drops the process, and
 bytes written with ``write()`` survive that.
 
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 import os
 import struct
+from collections import deque
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -35,6 +43,7 @@ from minikafka.record.memory_records import batch_records
 from minikafka.record.record_batch import RecordBatch
 
 _CHUNK = 1 << 20
+TAIL_BYTES = 256 << 10      # the active segment's latest appends kept in memory for reads
 _INT32 = struct.Struct(">i")
 
 
@@ -69,6 +78,10 @@ class FileRecords:
             open(path, "ab").close()
         self._size = os.path.getsize(path)        # bytes of batches in the file
         self._fd: int | None = None               # open only while the segment takes appends
+        self._modified_ms: int | None = None      # modification time not yet written to the file
+        self._tail: deque[tuple[int, bytes]] = deque()  # latest appends: (position, bytes)
+        self._tail_size = 0                       # bytes in _tail
+        self._tail_start = self._size             # every byte from here on is in _tail
 
     # ------------------------------------------------------------------ file handle
     def _open_fd(self) -> int:
@@ -80,6 +93,22 @@ class FileRecords:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        self._write_modified()
+        self._forget_tail(self._size)
+
+    def _forget_tail(self, start: int) -> None:
+        self._tail.clear()
+        self._tail_size, self._tail_start = 0, start
+
+    def _write_modified(self) -> None:
+        if self._modified_ms is None:
+            return
+        ms = self._modified_ms
+        try:
+            os.utime(self.path, ns=(ms * 1_000_000, ms * 1_000_000))
+        except FileNotFoundError:       # its directory was just moved: written after the move
+            return
+        self._modified_ms = None
 
     @property
     def size_in_bytes(self) -> int:
@@ -88,15 +117,37 @@ class FileRecords:
     def append(self, data) -> int:
         """Write ``data`` at the end of the file; returns the number of bytes written."""
         fd = self._open_fd()
+        data = bytes(data)
         written = os.pwrite(fd, data, self._size)
+        if written == len(data):
+            self._tail.append((self._size, data))
+            self._tail_size += written
+            while self._tail_size - len(self._tail[0][1]) >= TAIL_BYTES:
+                self._tail_size -= len(self._tail.popleft()[1])
+            self._tail_start = self._tail[0][0]
+        else:
+            self._forget_tail(self._size + written)
         self._size += written
         return written
+
+    def _read_tail(self, position: int, size: int) -> bytes:
+        parts = []
+        for start, data in self._tail:
+            end = start + len(data)
+            if end <= position:
+                continue
+            parts.append(data[max(0, position - start):position + size - start])
+            if end >= position + size:
+                break
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def read(self, position: int, size: int) -> bytes:
         """Up to ``size`` bytes from ``position`` (fewer at the end of the file)."""
         size = max(0, min(size, self._size - position))
         if size == 0:
             return b""
+        if position >= self._tail_start and self._tail:
+            return self._read_tail(position, size)
         if self._fd is not None:
             return os.pread(self._fd, size, position)
         fd = os.open(self.path, os.O_RDONLY)
@@ -114,6 +165,15 @@ class FileRecords:
             os.truncate(self.path, target_size)
         removed = self._size - target_size
         self._size = target_size
+        while self._tail and self._tail[-1][0] >= target_size:
+            self._tail_size -= len(self._tail.pop()[1])
+        if self._tail:
+            start, data = self._tail[-1]
+            if start + len(data) > target_size:
+                self._tail[-1] = (start, data[:target_size - start])
+                self._tail_size -= start + len(data) - target_size
+        else:
+            self._tail_start = target_size
         return removed
 
     def rename_to(self, new_path: str) -> None:
@@ -132,10 +192,17 @@ class FileRecords:
 
     def last_modified(self) -> int:
         """The file's modification time in ms (the sandbox sets it from the node's clock on appends)."""
+        if self._modified_ms is not None:
+            return self._modified_ms
         return os.stat(self.path).st_mtime_ns // 1_000_000
 
     def set_last_modified(self, ms: int) -> None:
-        os.utime(self.path, ns=(ms * 1_000_000, ms * 1_000_000))
+        """Set the modification time; while the file is open for appends it is written when the
+        file is closed (on roll, shutdown or crash), not once per append: under a busy kernel each
+        system call waits for the interpreter again (benchmarks/bench_calm.py)."""
+        self._modified_ms = ms
+        if self._fd is None:
+            self._write_modified()
 
     # ------------------------------------------------------------------ walking batches
     def batches_from(self, start: int = 0, end: int | None = None) -> Iterator[tuple[RecordBatch, memoryview]]:

@@ -319,8 +319,9 @@ class LogSegment:
         """On roll: record the final largest timestamp and trim both indexes to their entries."""
         so_far = self.read_max_timestamp_and_offset_so_far()
         self.time_index.maybe_append(so_far.timestamp, so_far.offset, skip_full_check=True)
-        self.offset_index.trim_to_valid_size()
-        self.time_index.trim_to_valid_size()
+        for index in (self.offset_index, self.time_index):
+            index.trim_to_valid_size()
+            index.close_handler()
         self.log.close()
 
     def close(self) -> None:
@@ -335,7 +336,10 @@ class LogSegment:
         self.log.close()
 
     def close_handlers(self) -> None:
-        """Drop the file descriptor without touching the files (the node crashed)."""
+        """Drop the file descriptors without touching the files (the node crashed)."""
+        for index in (self._offset_index, self._time_index):
+            if index is not None:
+                index.close_handler()
         self.log.close()
 
     def change_file_suffixes(self, old_suffix: str, new_suffix: str) -> None:

@@ -51,3 +51,41 @@ def test_truncation(tmp_path):
     assert records.truncate_to(size // 2) == size - size // 2
     with pytest.raises(KafkaException, match="Attempt to truncate log segment .* to 99999 bytes failed"):
         records.truncate_to(99999)
+
+
+def test_reads_of_the_latest_appends_are_the_files_bytes_without_a_system_call(tmp_path, monkeypatch):
+    import minikafka.storage.file_records as file_records
+    monkeypatch.setattr(file_records, "TAIL_BYTES", 250)
+    batches = [stored_batch(i * 3, 3, 50, NOW + i * 10) for i in range(6)]
+    records = _file(tmp_path, batches)
+    on_disk = (tmp_path / "00000000000000000000.log").read_bytes()
+    tail_start = records._tail_start
+    assert 0 < tail_start < len(on_disk) - 250            # older appends were let go
+    calls, real_pread = [], file_records.os.pread
+    monkeypatch.setattr(file_records.os, "pread", lambda *a: calls.append(a) or real_pread(*a))
+    for position, size in ((tail_start, 10_000), (len(on_disk) - 7, 7), (tail_start + 5, 90)):
+        assert records.read(position, size) == on_disk[position:position + size]
+    assert calls == []                                     # the tail came from memory
+    assert records.read(0, 10_000) == on_disk and len(calls) == 1   # older bytes from the file
+    cut = len(on_disk) - len(batches[-1]) - 3              # mid-batch: the memory copy is cut too
+    records.truncate_to(cut)
+    assert records.read(tail_start, 10_000) == (tmp_path / "00000000000000000000.log").read_bytes()[tail_start:]
+    records.append(batches[0])
+    assert records.read(cut, 10_000) == batches[0]
+    records.truncate_to(10)                                # below everything kept in memory
+    records.append(batches[1])
+    assert records._tail_start == 10 and records.read(10, 10_000) == batches[1]
+    records.close()                                        # on roll: reads go to the file again
+    assert not records._tail and records.read(10, 10_000) == batches[1]
+
+
+def test_the_modification_time_is_the_nodes_clock_and_reaches_the_file_when_it_closes(tmp_path):
+    path = tmp_path / "00000000000000000000.log"
+    records = _file(tmp_path, [stored_batch(0, 3)])
+    records.set_last_modified(1_600_000_000_000)          # the node's clock, not the machine's
+    assert records.last_modified() == 1_600_000_000_000
+    assert path.stat().st_mtime_ns // 1_000_000 != 1_600_000_000_000   # not yet: no system call per append
+    records.close()
+    assert path.stat().st_mtime_ns // 1_000_000 == 1_600_000_000_000
+    records.set_last_modified(1_600_000_000_500)          # without an open descriptor: at once
+    assert path.stat().st_mtime_ns // 1_000_000 == 1_600_000_000_500 == records.last_modified()
