@@ -31,7 +31,10 @@ replication quota (a ``SimpleRate``), the rate is the bytes fetched in the
 last ``replication.quota.window.num`` (11) windows of
 ``replication.quota.window.size.seconds`` (1 s), divided by the time since
 the oldest of them (at least one window): one large first fetch keeps a
-throttled partition waiting for up to 11 s, not 1 s.
+throttled partition waiting for up to 11 s, not 1 s.  A partition that the
+last fetch left caught up with the leader's high watermark is in sync and
+fetches unthrottled, so the move's last step is not held back (Kafka's
+``PartitionFetchState.isReplicaInSync``).
 
 What they depend on, all passed in by `BrokerServer`: the node (``now``,
 ``schedule``, ``send_request``), the broker id and a way to read its current
@@ -137,6 +140,12 @@ class ReplicationThrottle:
 class PartitionFetchState:
     leader_epoch: int            # the leader epoch this fetch state belongs to
     delayed_until: int = 0       # back off after an error until this time
+    lag: int | None = None       # the leader's high watermark minus our log end, after the last fetch
+
+    @property
+    def in_sync(self) -> bool:
+        """Caught up with the leader at the last fetch: the throttle no longer holds it back."""
+        return self.lag is not None and self.lag <= 0
 
 
 class ReplicaFetcher:
@@ -175,7 +184,8 @@ class ReplicaFetcher:
             wake = min(st.delayed_until for st in self.partitions.values())
             self.node.schedule(("fetcher", self.leader_id), wake, self.maybe_fetch)
             return
-        throttled = self.throttle.throttled_partitions(ready)
+        throttled = self.throttle.throttled_partitions(
+            [tp for tp in ready if not self.partitions[tp].in_sync])
         if throttled and self._over_quota(now):
             ready = [tp for tp in ready if tp not in throttled]
             if not ready:
@@ -228,6 +238,8 @@ class ReplicaFetcher:
         try:
             if data.error is Errors.NONE:
                 self._apply(partition, data, now)
+                if data.diverging_epoch is None and (data.records or state.lag is None):
+                    state.lag = max(0, data.high_watermark - partition.log.log_end_offset)
             elif data.error is Errors.OFFSET_OUT_OF_RANGE:
                 partition.log.truncate_fully_and_start_at(max(data.log_start_offset, 0), now)
             else:

@@ -37,7 +37,10 @@ def test_a_throttled_move_takes_about_size_over_throttle_and_leaves_the_throttle
             drill.run()
             scenario = drill.scenario
             assert scenario.expected["move-time"] == scenario.durations[1]
-            assert 0.8 <= scenario.facts["seconds"] / scenario.expected_s <= 1.5
+            # the first fetch (replica.fetch.max.bytes, 1 MiB) leaves before the quota has measured
+            # anything, and the last leaves the follower in sync, unthrottled: as in Kafka
+            unthrottled = scenario.megabytes * 1_000_000 - 1_048_576
+            assert unthrottled / scenario.throttle <= scenario.facts["seconds"] <= 1.5 * scenario.expected_s
             assert scenario.expected["traffic-acked"] is True
             assert scenario.expected["throttle-left"] is True
             assert scenario.expected["final-replicas"] == sorted(scenario.target)

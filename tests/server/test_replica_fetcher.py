@@ -161,7 +161,7 @@ def test_throttled_partitions_wait_until_the_measured_rate_falls_below_the_limit
     first = stored_batch(0, 40, epoch=1)               # about 2.6 kB in one fetch
     h.broker_config["follower.replication.throttled.rate"] = "1000"
     h.topic_configs["orders"] = {"follower.replication.throttled.replicas": "0:2"}
-    h.follow(ORDERS, batches=[first], high_watermark=40)
+    h.follow(ORDERS, batches=[first], high_watermark=80)   # still 40 behind after it: not in sync
     h.follow(AUDIT)                                    # not throttled: keeps its parked fetches
     h.tick(0)
     assert h.manager.fetchers[1].throttle_window == [(START, len(first))]
@@ -173,6 +173,18 @@ def test_throttled_partitions_wait_until_the_measured_rate_falls_below_the_limit
     # AUDIT joined after the first request left; then it goes alone, parked each time
     assert [at for at, _ in h.leader.fetched(AUDIT)][:3] == [START, START + MAX_WAIT,
                                                              START + 2 * MAX_WAIT]
+
+
+def test_a_fetch_that_catches_up_ends_the_throttle_for_that_partition(tmp_path):
+    h = FetcherHarness(tmp_path)
+    h.broker_config["follower.replication.throttled.rate"] = "1"
+    h.topic_configs["orders"] = {"follower.replication.throttled.replicas": "0:2"}
+    h.follow(ORDERS, batches=[stored_batch(0, 40, epoch=1)], high_watermark=40)
+    h.tick(0)
+    fetcher = h.manager.fetchers[1]
+    assert fetcher.partitions[ORDERS].in_sync and fetcher._over_quota(START)
+    h.tick(MAX_WAIT)                                   # over quota, yet it asks again at once
+    assert [at for at, _ in h.leader.fetched(ORDERS)][:2] == [START, START]
 
 
 def test_throttled_replicas_name_partition_and_broker_pairs(tmp_path):
