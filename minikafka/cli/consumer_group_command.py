@@ -20,7 +20,11 @@ other), then exactly one action runs:
   offsets (`consumer_group_reset`, scenarios in `offsets_utils`), printed as
   a table or CSV and committed only with ``--execute``; an active group is
   refused with ``Assignments can only be reset if the group 'g' is
-  inactive, but the current state is Stable.``
+  inactive, but the current state is Stable.``;
+* ``--delete-offsets``: OffsetDelete of the group's offsets of the given
+  topics or partitions (`consumer_group_delete_offsets`), then ``Request
+  succeeded for deleting offsets from group g.`` or the error, and a table
+  of each partition's outcome.
 
 A failed action prints ``Error: Executing consumer group command failed
 due to <exception>``; like Kafka, whose ``main`` returns normally after
@@ -28,10 +32,9 @@ printing it, the tool still exits 0.  An unknown option escapes Kafka's
 ``main`` and the JVM prints ``Exception in thread "main" ...`` (exit 1).
 
 Mirrors ``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`` and
-``ConsumerGroupCommandOptions`` (4.3.1).  Simplified: ``--delete-offsets``
-is recognised but not available (the sandbox's coordinator does not serve
-OffsetDelete); ``--timeout`` and ``--command-config`` are accepted and not
-used; Java stack traces after an error are left out.
+``ConsumerGroupCommandOptions`` (4.3.1).  Simplified: ``--timeout`` and
+``--command-config`` are accepted and not used; Java stack traces after an
+error are left out.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ import re
 
 from minikafka.cli import command_line_utils as clu
 from minikafka.cli.admin_client import AdminConnection, ExecutionException, error_for, execution, java_string
+from minikafka.cli.consumer_group_delete_offsets import delete_offsets
 from minikafka.cli.consumer_group_reset import reset_offsets
 from minikafka.cli.consumer_group_describe import coordinator_ids, describe_groups, group_listings, list_group_ids
 from minikafka.cli.offsets_utils import UsageError
@@ -216,7 +220,7 @@ def run(connection: AdminConnection, p: OptionParser, o) -> output.ToolOutput:
         return delete_groups(connection, group_ids)
     if o.has("reset-offsets"):
         return reset_offsets(connection, group_ids, o)
-    raise KafkaException("--delete-offsets is not available in minikafka's consumer-groups tool")
+    return delete_offsets(connection, o.value_of("group"), o.values_of("topic"))
 
 
 def main(args: list[str]) -> int:

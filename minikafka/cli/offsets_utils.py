@@ -91,12 +91,13 @@ def topic_partitions(admin, topics: Iterable[str]) -> dict[str, list[tuple[int, 
 
 def parse_topic_partitions(admin, topic_args: list[str]) -> list[TopicPartition]:
     """``--topic t`` (every partition) and ``--topic t:0,1``: the given partitions first, then whole topics."""
-    named = [tp for arg in topic_args if ":" in arg for tp in _topic_with_partitions(arg)]
+    named = [tp for arg in topic_args if ":" in arg for tp in parse_topic_with_partitions(arg)]
     whole = topic_partitions(admin, [arg for arg in topic_args if ":" not in arg])
     return named + [TopicPartition(t, p) for t, partitions in whole.items() for p, _ in partitions]
 
 
-def _topic_with_partitions(arg: str) -> list[TopicPartition]:
+def parse_topic_with_partitions(arg: str) -> list[TopicPartition]:
+    """``OffsetsUtils.parseTopicsWithPartitions``: ``t:0,2`` -> t-0, t-2; a malformed argument is a usage error."""
     parts = [p for p in arg.split(":")]
     while parts and parts[-1] == "":                    # Java's split drops trailing empty strings
         parts.pop()
@@ -242,6 +243,7 @@ def reset_plan_from_file(path: str, groups: list[str]) -> dict[str, dict[TopicPa
 
 
 __all__ = ["UsageError", "ParseError", "EARLIEST", "LATEST", "log_offsets", "parse_topic_partitions",
+           "parse_topic_with_partitions",
            "check_all_topic_partitions_valid", "check_offsets_range", "reset_to_offset", "reset_to_log_offset",
            "reset_by_shift_by", "reset_to_current", "reset_to_timestamp", "date_time_ms", "duration_ms",
            "reset_plan_from_file"]

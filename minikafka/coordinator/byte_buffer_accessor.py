@@ -152,6 +152,10 @@ class Reader:
             raise ValueError("non-nullable bytes field was serialized as null")
         return self._take(n)
 
+    def nullable_bytes_field(self) -> bytes | None:
+        n = self._length(">i")
+        return None if n < 0 else self._take(n)
+
     def array_length(self) -> int:
         n = self._length(">i")
         if n < 0:

@@ -24,8 +24,15 @@ Java's HashMap order (`java_hash`), which decides the new leader when the
 leader leaves and the order of members the leader receives.
 
 Mirrors ``org.apache.kafka.coordinator.group.classic.ClassicGroup`` and
-``ClassicGroupState``.  Simplified: subscribed-topic tracking (used by
-Kafka only for offset expiration of Stable groups) is not kept.
+``ClassicGroupState``.
+
+The topics a ``consumer`` group's members subscribe to are read from their
+subscriptions each time a generation starts (and when the group is loaded):
+OffsetDelete refuses to delete offsets of a topic the group subscribes to.
+A group that is not a consumer group has no such set; a consumer group whose
+subscriptions cannot be parsed (or that has not completed a join yet) counts
+as subscribed to every topic, as Kafka's ``isSubscribedToTopic`` does.
+Simplified: the set is not used for offset expiration of Stable groups.
 """
 
 from __future__ import annotations
@@ -34,8 +41,9 @@ import enum
 from collections import Counter
 from typing import Iterable
 
-from minikafka.common.errors import Errors, KafkaException
+from minikafka.common.errors import Errors, KafkaException, exception_for
 from minikafka.coordinator import java_hash
+from minikafka.coordinator.byte_buffer_accessor import Reader
 from minikafka.coordinator.classic_group_member import (
     EMPTY_ASSIGNMENT,
     ClassicGroupMember,
@@ -49,6 +57,19 @@ from minikafka.coordinator.requests import (
 )
 
 NO_LEADER = ""
+CONSUMER_PROTOCOL_TYPE = "consumer"         # ConsumerProtocol.PROTOCOL_TYPE
+
+
+def subscribed_topics_of(metadata: bytes) -> list[str]:
+    """The topics of a consumer's subscription, read as version 0 (the prefix every version keeps).
+
+    Raises ValueError when the bytes are not a subscription (Kafka's SchemaException).
+    """
+    reader = Reader(metadata, "subscription")
+    reader.int16()                                  # the subscription's own version: ignored
+    topics = [reader.string() for _ in range(reader.array_length())]
+    reader.nullable_bytes_field()                   # user data: must be there all the same
+    return topics
 
 
 class IllegalStateException(KafkaException):
@@ -101,6 +122,7 @@ class ClassicGroup:
         self.supported_protocols: Counter[str] = Counter()  # protocol name -> members supporting it
         self.new_member_added = False               # extends the initial rebalance delay
         self._members_capacity = java_hash.DEFAULT_CAPACITY  # Java HashMap table size (never shrinks)
+        self.subscribed_topics: frozenset[str] | None = None  # None: unknown (see module docstring)
 
     # ------------------------------------------------------------------ queries
     def in_state(self, *states: ClassicGroupState) -> bool:
@@ -272,11 +294,44 @@ class ClassicGroup:
         self.generation_id += 1
         if self.members:
             self.protocol_name = self.select_protocol()
+            self.subscribed_topics = self.compute_subscribed_topics()
             self.transition_to(S.COMPLETING_REBALANCE, now)
         else:
             self.protocol_name = None
+            self.subscribed_topics = self.compute_subscribed_topics()
             self.transition_to(S.EMPTY, now)
         self.pending_sync_members.clear()
+
+    # ------------------------------------------------------------------ subscriptions and OffsetDelete
+    def uses_consumer_group_protocol(self) -> bool:
+        return self.protocol_type == CONSUMER_PROTOCOL_TYPE
+
+    def compute_subscribed_topics(self) -> frozenset[str] | None:
+        """Every topic a member subscribes to; None when unknown (not a consumer group, no
+        protocol selected, or a subscription that does not parse)."""
+        if not self.uses_consumer_group_protocol():
+            return None
+        if not self.members:
+            return frozenset()
+        if self.protocol_name is None:
+            return None
+        try:
+            return frozenset(topic for member in self.members.values()
+                             for topic in subscribed_topics_of(member.metadata(self.protocol_name)))
+        except ValueError:
+            return None
+
+    def is_subscribed_to_topic(self, topic: str) -> bool:
+        if self.subscribed_topics is None:
+            return self.uses_consumer_group_protocol()
+        return topic in self.subscribed_topics
+
+    def validate_offset_delete(self) -> None:
+        """A Dead group does not exist; a live group may lose offsets only if it is a consumer group."""
+        if self.in_state(S.DEAD):
+            raise exception_for(Errors.GROUP_ID_NOT_FOUND)(f"Group {self.group_id} is in dead state.")
+        if not self.in_state(S.EMPTY) and not self.uses_consumer_group_protocol():
+            raise exception_for(Errors.NON_EMPTY_GROUP)()
 
     # ------------------------------------------------------------------ parked requests
     def complete_join(self, member: ClassicGroupMember, response: JoinGroupResponse) -> bool:

@@ -19,13 +19,14 @@ Each ``handle_*`` method takes a request from `requests` and a ``respond``
 callback; JoinGroup and SyncGroup answers may come much later (when the
 rebalance moves on), writes are answered once ``__consumer_offsets``
 committed them.  Validation that Kafka does before routing happens here:
-empty group id (INVALID_GROUP_ID), session timeout outside
+empty group id (INVALID_GROUP_ID; for OffsetDelete after COORDINATOR_NOT_AVAILABLE
+when the coordinator is shut down), session timeout outside
 ``group.min/max.session.timeout.ms`` (INVALID_SESSION_TIMEOUT), SyncGroup v5+
 without protocol type/name (INCONSISTENT_GROUP_PROTOCOL).
 
 Mirrors ``GroupCoordinatorService`` (routing, validation, partitionFor) and
 the load/unload side of ``CoordinatorRuntime``.  Simplified: no KIP-848
-ConsumerGroupHeartbeat, no transactional offset commits, no OffsetDelete.
+ConsumerGroupHeartbeat, no transactional offset commits.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ from minikafka.coordinator.requests import (
     DeleteGroupsRequest, DeleteGroupsResponse, DeletableGroupResult, DescribedGroup,
     DescribeGroupsRequest, DescribeGroupsResponse, HeartbeatRequest, HeartbeatResponse,
     JoinGroupRequest, JoinGroupResponse, LeaveGroupRequest, LeaveGroupResponse, ListGroupsRequest,
-    ListGroupsResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest,
+    ListGroupsResponse, OffsetCommitRequest, OffsetCommitResponse, OffsetDeleteRequest, OffsetDeleteResponse,
+    OffsetFetchRequest,
     OffsetFetchResponse, OffsetFetchResponseGroup, SyncGroupRequest, SyncGroupResponse,
 )
 from minikafka.runtime.node import Node
@@ -308,6 +310,17 @@ class GroupCoordinator:
                 partition_done([DeletableGroupResult(g, error) for g in group_ids])
             else:
                 shard.delete_groups(group_ids, partition_done)
+
+    def handle_offset_delete(self, request: OffsetDeleteRequest, respond: Respond) -> None:
+        """OffsetDelete: a group-level error for an inactive coordinator or an empty group id,
+        else the group's shard decides (``GroupCoordinatorService.deleteOffsets``)."""
+        if not self.active:
+            respond(OffsetDeleteResponse(Errors.COORDINATOR_NOT_AVAILABLE))
+        elif not request.group_id:
+            respond(OffsetDeleteResponse(Errors.INVALID_GROUP_ID))
+        else:
+            self._route(request.group_id, respond, lambda e: OffsetDeleteResponse(e),
+                        lambda shard: shard.delete_offsets(request, respond))
 
     # ------------------------------------------------------------------ inspection
     def group(self, group_id: str) -> ClassicGroup | None:

@@ -12,13 +12,15 @@ that touch both:
   skips unknown record types);
 * **DeleteGroups**: an Empty group is deleted by writing a tombstone for each
   of its offsets and one for the group, and replaying them once committed;
+* **OffsetDelete**: the offsets manager decides which partitions' offsets
+  go; their tombstones are written and replayed once committed;
 * **deleted topics**: when the metadata says topics were deleted, the shard
   writes a tombstone for every committed offset of theirs;
 * **retention**: every ``offsets.retention.check.interval.ms`` the shard
   writes tombstones for offsets past ``offsets.retention.minutes`` and for
   Empty groups left without offsets.
 
-Mirrors Kafka's ``GroupCoordinatorShard`` (replay, deleteGroups, onTopicsDeleted,
+Mirrors Kafka's ``GroupCoordinatorShard`` (replay, deleteGroups, deleteOffsets, onTopicsDeleted,
 cleanupGroupMetadata, onLoaded, onUnloaded).
 """
 
@@ -38,7 +40,7 @@ from minikafka.coordinator.records import (
     group_metadata_record,
     offset_commit_record,
 )
-from minikafka.coordinator.requests import DeletableGroupResult
+from minikafka.coordinator.requests import DeletableGroupResult, OffsetDeleteRequest, OffsetDeleteResponse
 
 
 class GroupCoordinatorShard:
@@ -109,6 +111,31 @@ class GroupCoordinatorShard:
                               f"offsets", group=group_id, offsets=n)
             respond(results)
         self.ctx.write(records, written)
+
+    # ------------------------------------------------------------------ OffsetDelete
+    def delete_offsets(self, request: OffsetDeleteRequest,
+                       respond: Callable[[OffsetDeleteResponse], None]) -> None:
+        """Write the tombstones `OffsetMetadataManager.delete_offsets` decides on, replay them once
+        committed, then answer; a failed write answers the mapped error for the whole group."""
+        try:
+            response, tombstones = self.offsets.delete_offsets(request)
+        except KafkaException as exc:
+            respond(OffsetDeleteResponse(exc.error))
+            return
+        if not tombstones:
+            respond(response)
+            return
+
+        def written(error: Errors) -> None:
+            if error is not Errors.NONE:
+                respond(OffsetDeleteResponse(coordinator_error(error)))
+                return
+            self.replay_all(tombstones)
+            self.ctx.emit("group_offsets_deleted", f"{self.ctx.topic_partition}: OffsetDelete removed "
+                          f"{len(tombstones)} committed offsets of group {request.group_id}",
+                          offsets=len(tombstones), group=request.group_id)
+            respond(response)
+        self.ctx.write(tombstones, written)
 
     # ------------------------------------------------------------------ deleted topics
     def on_topics_deleted(self, topics: set[str]) -> None:

@@ -288,6 +288,7 @@ class GroupMetadataManager:
                 m.member_id, m.group_instance_id, m.client_id, m.client_host, rebalance_timeout,
                 m.session_timeout, value.protocol_type,
                 (JoinGroupRequestProtocol(value.protocol or "", m.subscription),), m.assignment))
+        group.subscribed_topics = group.compute_subscribed_topics()
         self.groups[group_id] = group
 
     def on_loaded(self) -> None:

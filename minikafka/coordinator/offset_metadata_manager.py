@@ -29,13 +29,20 @@ for partitions (and whole groups) with nothing committed.  Offsets expire
 ``offsets.retention.minutes`` after the group became Empty (or, for a simple
 group, after the commit); an Empty group with no offsets left is deleted.
 
+OffsetDelete removes chosen partitions' offsets of a group: refused for a
+group that does not exist (GROUP_ID_NOT_FOUND) or is Dead, and for a live
+group that is not a consumer group (NON_EMPTY_GROUP); a topic the group's
+members subscribe to is answered GROUP_SUBSCRIBED_TO_TOPIC partition by
+partition; every other partition gets NONE and, if it has a committed offset,
+a tombstone.
+
 When a topic is deleted, every group's committed offsets for it are deleted
 too (tombstones), so ``kafka-consumer-groups.sh --describe`` stops listing it;
 the group itself stays until retention removes it once Empty and offset-less.
 
 Mirrors Kafka's ``OffsetMetadataManager`` (commitOffset, fetchOffsets,
-fetchAllOffsets, deleteAllOffsets, onTopicsDeleted, cleanupExpiredOffsets, replay) and
-``ClassicGroup.validateOffsetCommit``.  Simplified: no transactional offsets
+fetchAllOffsets, deleteOffsets, deleteAllOffsets, onTopicsDeleted, cleanupExpiredOffsets, replay) and
+``ClassicGroup.validateOffsetCommit``/``validateOffsetDelete``.  Simplified: no transactional offsets
 (TxnOffsetCommit); Stable consumer groups keep their offsets forever (Kafka
 expires offsets of topics the group no longer subscribes to); offsets carry no
 topic id, so a deleted topic's offsets are found by name (Kafka matches the id
@@ -50,12 +57,13 @@ from typing import Callable
 
 from minikafka.common.errors import Errors, KafkaException, exception_for
 from minikafka.coordinator.classic_group import ClassicGroup, ClassicGroupState
-from minikafka.coordinator.coordinator_context import CoordinatorContext, coordinator_error
+from minikafka.coordinator.coordinator_context import CoordinatorContext, Record, coordinator_error
 from minikafka.coordinator.group_metadata_manager import GroupMetadataManager
 from minikafka.coordinator.records import OffsetCommitValue, offset_commit_record
 from minikafka.coordinator.requests import (
     UNKNOWN_MEMBER_ID, OffsetCommitRequest, OffsetCommitResponse, OffsetCommitResponsePartition,
-    OffsetCommitResponseTopic, OffsetFetchRequestGroup, OffsetFetchResponseGroup,
+    OffsetCommitResponseTopic, OffsetDeleteRequest, OffsetDeleteResponse, OffsetDeleteResponsePartition,
+    OffsetDeleteResponseTopic, OffsetFetchRequestGroup, OffsetFetchResponseGroup,
     OffsetFetchResponsePartitions, OffsetFetchResponseTopics,
 )
 
@@ -185,6 +193,30 @@ class OffsetMetadataManager:
                 for partition in partitions}
         keys.update(k for k, n in self.in_flight.get(group_id, Counter()).items() if n > 0)
         return [offset_commit_record(group_id, topic, partition, None) for topic, partition in sorted(keys)]
+
+    def delete_offsets(self, request: OffsetDeleteRequest) -> tuple[OffsetDeleteResponse, list[Record]]:
+        """OffsetDelete: the answer and the tombstones to write; raises for a group-level refusal.
+
+        Every requested partition is answered: GROUP_SUBSCRIBED_TO_TOPIC for a topic the
+        group subscribes to, else NONE, with a tombstone only where an offset is committed
+        (or being committed); a partition with nothing committed just gets NONE.
+        """
+        group = self.group_manager.group(request.group_id)       # GROUP_ID_NOT_FOUND
+        group.validate_offset_delete()                              # Dead, NON_EMPTY_GROUP
+        committed = self.offsets.get(request.group_id, {})
+        pending = self.in_flight.get(request.group_id, Counter())
+        topics, tombstones = [], []
+        for topic in request.topics:
+            if group.is_subscribed_to_topic(topic.name):
+                answers = tuple(OffsetDeleteResponsePartition(p, Errors.GROUP_SUBSCRIBED_TO_TOPIC)
+                                for p in topic.partition_indexes)
+            else:
+                answers = tuple(OffsetDeleteResponsePartition(p) for p in topic.partition_indexes)
+                tombstones.extend(offset_commit_record(request.group_id, topic.name, p, None)
+                                  for p in topic.partition_indexes
+                                  if p in committed.get(topic.name, {}) or pending[(topic.name, p)] > 0)
+            topics.append(OffsetDeleteResponseTopic(topic.name, answers))
+        return OffsetDeleteResponse(topics=tuple(topics)), tombstones
 
     def offsets_of_deleted_topics(self, topics: set[str]) -> list[tuple[bytes, bytes | None]]:
         """Tombstones for every committed offset, of any group, in one of the deleted ``topics``."""

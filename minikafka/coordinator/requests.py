@@ -4,7 +4,7 @@ Theory of operation
 -------------------
 The network layer decodes a client's JoinGroup, SyncGroup, Heartbeat,
 LeaveGroup, OffsetCommit, OffsetFetch, ListGroups, DescribeGroups,
-DeleteGroups or FindCoordinator frame (any version) into one of these frozen
+DeleteGroups, OffsetDelete or FindCoordinator frame (any version) into one of these frozen
 dataclasses, calls the matching ``GroupCoordinator.handle_*`` method and
 encodes the response it gets back.  Field names are the JSON spec names in
 snake_case (``GenerationIdOrMemberEpoch`` -> ``generation_id_or_member_epoch``);
@@ -346,6 +346,37 @@ class DeletableGroupResult:
 @dataclass(frozen=True, slots=True)
 class DeleteGroupsResponse:
     results: tuple[DeletableGroupResult, ...]
+
+
+# ---------------------------------------------------------------------------- OffsetDelete (47)
+@dataclass(frozen=True, slots=True)
+class OffsetDeleteRequestTopic:
+    name: str
+    partition_indexes: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetDeleteRequest:
+    group_id: str
+    topics: tuple[OffsetDeleteRequestTopic, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetDeleteResponsePartition:
+    partition_index: int
+    error_code: Errors = Errors.NONE
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetDeleteResponseTopic:
+    name: str
+    partitions: tuple[OffsetDeleteResponsePartition, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetDeleteResponse:
+    error_code: Errors = Errors.NONE    # a group-level failure: no topics then
+    topics: tuple[OffsetDeleteResponseTopic, ...] = ()
 
 
 # ---------------------------------------------------------------------------- FindCoordinator (10)

@@ -13,18 +13,19 @@ means "4.3"), and librdkafka enables features from it (Produce v3 and Fetch v4 m
 The sandbox advertises the ranges of Apache Kafka 4.3.1 (``api_keys``) for
 the APIs it implements, and nothing else:
 
-* produce, fetch, offsets, the classic consumer group protocol, topic, config,
-  log-dir, reassignment and quorum administration (``SANDBOX_API_KEYS``);
+* produce, fetch, offsets, the classic consumer group protocol (with
+  OffsetDelete), topic, config, log-dir, reassignment and quorum
+  administration (``SANDBOX_API_KEYS``);
 * the three ACL APIs, which the sandbox answers as a broker without an
   authorizer does (SECURITY_DISABLED), because admin tools call them.
 
 It does *not* advertise the transaction APIs (AddPartitionsToTxn,
 AddOffsetsToTxn, EndTxn, TxnOffsetCommit, WriteTxnMarkers,
 DescribeTransactions, ListTransactions, DescribeProducers), SASL, delegation
-tokens, quotas, SCRAM, the KIP-848 consumer protocol, share groups or
-OffsetDelete: a real broker would serve them, and no Kafka error code says
-"not implemented".  A client that needs one fails fast with its own "broker
-does not support ..." error.  This is a documented fidelity difference.  The
+tokens, quotas, SCRAM, the KIP-848 consumer protocol or share groups: a
+real broker would serve them, and no Kafka error code says "not
+implemented".  A client that needs one fails fast with its own "broker does
+not support ..." error.  This is a documented fidelity difference.  The
 features of those protocols (``group.version``, ``share.version``,
 ``streams.version``) are finalized at 4.3's levels all the same, as
 ``kafka-storage.sh format`` writes them: feature levels are cluster state,
@@ -67,6 +68,7 @@ SANDBOX_API_KEYS = frozenset({
     1, 2, 23,                         # Fetch, ListOffsets, OffsetForLeaderEpoch
     10, 11, 14, 12, 13,               # FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup
     8, 9, 16, 15, 42,                 # OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups
+    47,                               # OffsetDelete
     19, 20, 37, 21,                   # CreateTopics, DeleteTopics, CreatePartitions, DeleteRecords
     32, 33, 44, 74,                   # DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, ListConfigResources
     35, 34,                           # DescribeLogDirs, AlterReplicaLogDirs

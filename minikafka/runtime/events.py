@@ -51,6 +51,7 @@ group_deleted          DeleteGroups removed a group and its offsets
 offsets_expired        retention removed committed offsets
 offsets_deleted        a deleted topic's committed offsets were removed (data: offsets, topics)
 offsets_delete_failed  writing those tombstones failed (data: topics, error)
+group_offsets_deleted  OffsetDelete removed some committed offsets of a group (data: group, offsets)
 controller_registered  a controller announced its listeners (KIP-919)
 ====================== ====================================================
 """

@@ -29,6 +29,14 @@ assignment strategy, state and member count.  ``--list`` prints one group
 id per line in the order the brokers answered; with ``--state``/``--type``
 it prints a padded table.
 
+``--delete-offsets`` prints a verdict line (``Request succeeded for deleting
+offsets from group g.``, or after a blank line ``Error:`` and the group error's
+text or "Encountered some partition-level error, see the follow-up
+details."), then a ``TOPIC PARTITION STATUS`` table whose rows each start
+with a line break (``Successful``, or ``Error:`` and the failure; partition
+``-`` for a topic that could not be described) and a final line break
+(`delete_offsets_result`).
+
 ``--reset-offsets`` prints its plan (`print_offsets_to_reset`): a header
 ``GROUP TOPIC PARTITION NEW-OFFSET`` and one row per partition, group and
 topic columns 15 wide or the widest value, partition 10; every row *starts*
@@ -39,8 +47,7 @@ Mirrors ``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`` (4.3.1's 
 ``org.apache.kafka.tools.OffsetsUtils.printOffsetsToReset`` (4.3.1).
 Simplified: the group data is given (the sandbox's classic coordinator or a
 kafka-python admin client supplies it); the base order of partitions that
-Kafka draws from an unordered ``Set`` is topic then partition; ``--delete-offsets``
-is not modelled.
+Kafka draws from an unordered ``Set`` is topic then partition.
 """
 
 from __future__ import annotations
@@ -48,7 +55,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from minikafka.common.errors import KafkaException
+from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.tools.tool_output import Console, ToolOutput
 
@@ -294,6 +301,44 @@ def command_failed(message: str) -> ToolOutput:
     return failed(Console(), message)
 
 
+# ----------------------------------------------------------------------------- --delete-offsets
+GROUP_LEVEL_ERRORS = (Errors.INVALID_GROUP_ID, Errors.GROUP_ID_NOT_FOUND, Errors.GROUP_AUTHORIZATION_FAILED,
+                      Errors.NON_EMPTY_GROUP)
+PARTITION_LEVEL_ERRORS = (Errors.GROUP_SUBSCRIBED_TO_TOPIC, Errors.TOPIC_AUTHORIZATION_FAILED,
+                          Errors.UNKNOWN_TOPIC_OR_PARTITION)
+
+
+def delete_offsets_result(group_id: str, error: Errors,
+                          outcomes: Mapping[TopicPartition, str | None]) -> ToolOutput:
+    """``--delete-offsets``: the verdict, then ``TOPIC PARTITION STATUS`` rows.
+
+    ``outcomes`` maps each partition (``-1``: its topic could not be described) to
+    None when its offset was deleted, else the message of the exception it failed
+    with.  The topic column is as wide as the longest topic (at least 15); rows are
+    sorted by topic and partition glued into one string, as Kafka sorts them.
+    """
+    console = Console()
+    if error is Errors.NONE:
+        console.println(f"Request succeeded for deleting offsets from group {group_id}.")
+    elif error in GROUP_LEVEL_ERRORS:
+        console.println(f"\nError: {error.message}")
+    elif error in PARTITION_LEVEL_ERRORS:
+        console.println("\nError: Encountered some partition-level error, see the follow-up details.")
+    else:
+        console.println(f"\nError: Encountered some unknown error: {error.name}")
+    width = max([15] + [len(tp.topic) for tp in outcomes])
+
+    def row(topic: str, partition: str, status: str) -> str:
+        return f"\n{topic:<{width}} {partition:<10} {status:<15}"
+    console.print(row("TOPIC", "PARTITION", "STATUS"))
+    for tp in sorted(outcomes, key=lambda tp: tp.topic + str(tp.partition)):
+        failure = outcomes[tp]
+        console.print(row(tp.topic, str(tp.partition) if tp.partition >= 0 else MISSING,
+                          "Successful" if failure is None else f"Error: {failure}"))
+    console.println()
+    return console.result()
+
+
 def print_offsets_to_reset(console: Console, plans: Mapping[str, Mapping[TopicPartition, int]]) -> ToolOutput:
     """``--reset-offsets``: the plan, one row per partition; every row starts with a line break."""
     group_width = max([15] + [len(g) for g in plans])
@@ -321,4 +366,4 @@ def export_offsets_to_csv(console: Console, plans: Mapping[str, Mapping[TopicPar
 __all__ = ["print_offsets_to_reset", "export_offsets_to_csv", "failed", "MemberDescription",
            "ConsumerGroupDescription", "GroupListing", "offset_rows", "format_offsets",
            "describe_offsets", "assignment_text", "format_members", "describe_members", "format_state",
-           "describe_state", "list_groups", "command_failed"]
+           "describe_state", "list_groups", "command_failed", "delete_offsets_result"]

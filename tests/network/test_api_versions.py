@@ -14,7 +14,7 @@ SANDBOX_APIS = {
     "CreatePartitions", "DeleteRecords", "DescribeConfigs", "AlterConfigs",
     "IncrementalAlterConfigs", "ListConfigResources", "DescribeLogDirs", "AlterReplicaLogDirs",
     "ElectLeaders", "AlterPartitionReassignments", "ListPartitionReassignments", "DescribeQuorum",
-    "DescribeAcls", "CreateAcls", "DeleteAcls",
+    "DescribeAcls", "CreateAcls", "DeleteAcls", "OffsetDelete",
 }
 
 
@@ -38,10 +38,11 @@ def test_some_ranges_spelled_out():
     assert ADVERTISED_API_VERSIONS[35] == (1, 5)      # DescribeLogDirs (v5: cordoned dirs)
     assert ADVERTISED_API_VERSIONS[18] == (0, 4)      # ApiVersions
     assert ADVERTISED_API_VERSIONS[74] == (0, 1)      # ListConfigResources
+    assert ADVERTISED_API_VERSIONS[47] == (0, 0)      # OffsetDelete (one version)
 
 
 def test_transactions_and_other_unimplemented_apis_are_not_advertised():
-    for key in (24, 25, 26, 27, 28, 65, 66, 61, 17, 36, 47, 68, 69, 76):
+    for key in (24, 25, 26, 27, 28, 65, 66, 61, 17, 36, 68, 69, 76):
         assert key not in ADVERTISED_API_VERSIONS, API_KEYS[key].name
     assert ACL_API_KEYS <= set(ADVERTISED_API_VERSIONS)
 
@@ -58,7 +59,7 @@ def test_enabled_versions():
     assert is_api_enabled(18, 4) and is_api_enabled(18, 99) and is_api_enabled(18, -1)
     assert is_api_enabled(8, 10) and not is_api_enabled(8, 11)
     assert not is_api_enabled(22, 6)              # InitProducerId v6: an unstable latest version
-    assert not is_api_enabled(47, 0)              # OffsetDelete: not served by the sandbox
+    assert is_api_enabled(47, 0) and not is_api_enabled(47, 1)   # OffsetDelete: v0 only
     assert not is_api_enabled(52, 0)              # Vote: controller listener only
     assert not is_api_enabled(1000, 0)
 

@@ -154,7 +154,7 @@ def header(key: int, version: int, correlation_id=7, client_id=b"c") -> bytes:
     (header(-5, 0), "Error parsing request header. Our best guess of the apiKeyId is: -5"),
     (header(4, 7), "Unsupported api with key 4 (LeaderAndIsr) and version 7"),
     (header(3, 1)[:9], "Error parsing request header. Our best guess of the apiKeyId is: 3"),
-    (header(47, 0), "Received request for disabled api with key 47 (OffsetDelete) and version 0"),
+    (header(50, 0), "Received request for disabled api with key 50 (DescribeUserScramCredentials) and version 0"),
     (header(52, 1), "Received request for disabled api with key 52 (Vote) and version 1"),
     (header(22, 6), "Received request for disabled api with key 22 (InitProducerId) and version 6"),
     (header(24, 4), "Received request for disabled api with key 24 (AddPartitionsToTxn) and version 4"),

@@ -4,6 +4,7 @@ described (members, state, lag), reset and deleted with ``kafka-consumer-groups`
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 
 import pytest
@@ -144,21 +145,37 @@ def test_deleting_a_topic_deletes_its_committed_offsets(single):
     single.play("groups: deleting a topic deletes the groups' committed offsets for it", scenario, area="groups")
 
 
+class LookalikePairs:
+    """Kafka's ``kafka-consumer-groups`` and minikafka's look-alike run with the same arguments on one side:
+    both outputs join the scenario's results, and `assert_same` then requires that on each side the
+    look-alike printed what Kafka's tool printed."""
+
+    def __init__(self):
+        self.runs: list[tuple[str, str, str, str]] = []     # (side, label, Kafka's text, look-alike's text)
+
+    def run(self, side, out: dict, label: str, *args: str) -> None:
+        kafka, lookalike = groups_tool(side, *args), side.lookalike("kafka-consumer-groups", *args)
+        out[f"{label}: kafka-consumer-groups"], out[f"{label}: minikafka consumer-groups"] = kafka, lookalike
+        self.runs.append((side.name, label, kafka.text(), lookalike.text()))
+
+    def assert_same(self) -> None:
+        for side, label, kafka, lookalike in self.runs:
+            assert lookalike == kafka, (f"{side}, {label}: minikafka's tool printed\n{lookalike}\n"
+                                        f"Kafka's printed\n{kafka}")
+
+
 def test_reset_offsets_lookalike(single):
     """minikafka's own ``consumer-groups --reset-offsets`` next to Kafka's tool, on each side: both tools print the
     same plan (dry run, no action, execute) and the same refusal for an active group; the sandbox's tool's commits
     show in Kafka's ``--describe``."""
-    same_on_each_side: dict[str, list[tuple[str, str, str]]] = {}
+    pairs = LookalikePairs()
 
     def scenario(side):
         fill(side, "g-rewind", 5)      # five partitions: row orders are not left to chance
         consume(side, "g-rewind", "rewinder", 6)
         out: dict[str, ToolRun] = {}
 
-        def both(label: str, *args: str) -> None:
-            kafka, lookalike = groups_tool(side, *args), side.lookalike("kafka-consumer-groups", *args)
-            out[f"{label}: kafka-consumer-groups"], out[f"{label}: minikafka consumer-groups"] = kafka, lookalike
-            same_on_each_side.setdefault(side.name, []).append((label, kafka.text(), lookalike.text()))
+        both = functools.partial(pairs.run, side, out)
 
         reset = ("--reset-offsets", "--group", "rewinder", "--topic", "g-rewind")
         both("dry run, to earliest", *reset, "--to-earliest", "--dry-run")
@@ -174,7 +191,38 @@ def test_reset_offsets_lookalike(single):
         return out
     single.play("groups: minikafka's reset-offsets next to Kafka's (dry run, execute, active group refused)", scenario,
                 area="groups")
-    for side, pairs in same_on_each_side.items():
-        for label, kafka, lookalike in pairs:
-            assert lookalike == kafka, (f"{side}, {label}: minikafka's tool printed\n{lookalike}\n"
-                                        f"Kafka's printed\n{kafka}")
+    pairs.assert_same()
+
+
+def test_delete_offsets(single):
+    """Kafka's ``kafka-consumer-groups --delete-offsets`` on each side (an Empty group, an unknown topic and
+    partition, an unknown group, an active member's subscribed topic and another topic), with minikafka's own
+    tool run beside it and printing the same on each side."""
+    pairs = LookalikePairs()
+
+    def scenario(side):
+        fill(side, "g-prune")
+        fill(side, "g-other", 1)
+        consume(side, "g-prune", "pruned", 6)
+        out: dict[str, ToolRun] = {}
+
+        both = functools.partial(pairs.run, side, out)
+
+        out["described before"] = groups_tool(side, "--describe", "--group", "pruned", "--offsets")
+        out["empty group, whole topic"] = groups_tool(side, "--delete-offsets", "--group", "pruned",
+                                                      "--topic", "g-prune")
+        out["described after"] = groups_tool(side, "--describe", "--group", "pruned", "--offsets")
+        both("empty group, offsets already deleted", "--delete-offsets", "--group", "pruned", "--topic", "g-prune")
+        both("unknown topic", "--delete-offsets", "--group", "pruned", "--topic", "g-nowhere")
+        both("unknown partition", "--delete-offsets", "--group", "pruned", "--topic", "g-prune:0,7")
+        both("unknown group", "--delete-offsets", "--group", "never-was", "--topic", "g-prune")
+        with active_member(side, "g-prune", "busy"):
+            both("active member subscribed to the topic", "--delete-offsets", "--group", "busy",
+                 "--topic", "g-prune")
+            # Succeeds only if the coordinator read the Java consumer's subscription (v3) right.
+            both("active member, a topic it does not subscribe to", "--delete-offsets", "--group", "busy",
+                 "--topic", "g-other")
+        return out
+    single.play("groups: delete offsets (Empty group, unknown topic and partition, unknown group, subscribed topic)",
+                scenario, area="groups")
+    pairs.assert_same()

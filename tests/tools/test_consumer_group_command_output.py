@@ -155,3 +155,31 @@ def test_rows_of_several_topics_are_sorted_by_topic_name_then_partition():
     rows = cg.describe_offsets([group]).stdout.splitlines()[2:]
     assert [tuple(row.split()[1:3]) for row in rows] == [("Zed", "0"), ("alpha", "0"), ("alpha", "1"),
                                                          ("zeta", "0"), ("zeta", "1")]   # String.compareTo
+
+
+# ----------------------------------------------------------------------------- --delete-offsets
+def test_delete_offsets_verdicts_follow_the_error():
+    from minikafka.common.errors import Errors
+    verdicts = {Errors.NONE: "Request succeeded for deleting offsets from group g.\n",
+                Errors.NON_EMPTY_GROUP: "\nError: The group is not empty.\n",
+                Errors.GROUP_ID_NOT_FOUND: "\nError: The group id does not exist.\n",
+                Errors.UNKNOWN_TOPIC_OR_PARTITION: "\nError: Encountered some partition-level error, see the "
+                                                   "follow-up details.\n",
+                Errors.GROUP_SUBSCRIBED_TO_TOPIC: "\nError: Encountered some partition-level error, see the "
+                                                  "follow-up details.\n",
+                Errors.REQUEST_TIMED_OUT: "\nError: Encountered some unknown error: REQUEST_TIMED_OUT\n"}
+    for error, verdict in verdicts.items():
+        out = cg.delete_offsets_result("g", error, {})
+        assert out.stdout == verdict + "\nTOPIC           PARTITION  STATUS         \n" and out.exit_code == 0
+
+
+def test_delete_offsets_rows_sort_by_topic_and_partition_glued_and_widen_for_long_topics():
+    from minikafka.common.errors import Errors
+    outcomes = {TP("t", 2): None, TP("t", 10): "boom", TP("a-much-longer-topic", -1): "gone"}
+    out = cg.delete_offsets_result("g", Errors.NONE, outcomes)
+    # "t10" sorts before "t2": Kafka compares the strings, not the numbers.
+    assert out.stdout == ("Request succeeded for deleting offsets from group g.\n"
+                          "\nTOPIC               PARTITION  STATUS         "
+                          "\na-much-longer-topic -          Error: gone    "      # padded to 15 like the rest
+                          "\nt                   10         Error: boom    "
+                          "\nt                   2          Successful     \n")

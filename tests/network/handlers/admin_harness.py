@@ -25,6 +25,7 @@ DescribeConfigs, AlterConfigs, IncrementalAlterConfigs = request_class(32), requ
 ListConfigResources = request_class(74)
 ElectLeaders, AlterReassignments, ListReassignments = request_class(43), request_class(45), request_class(46)
 DescribeQuorum = request_class(55)
+OffsetDelete = request_class(47)
 
 
 def versions(api_key: int) -> range:
