@@ -38,7 +38,8 @@ def shell(cluster: Cluster, command: str, path: str) -> str:
     Kafka's MetadataShell runs its command as soon as its MetadataLoader has applied anything past
     offset 0 (``MetadataShell.waitUntilCaughtUp``) while the loader goes on reading the file, so a
     command may see the image of only the first batches (4.3.1 printed ``0`` for a feature at level 2
-    that way, once in four runs).  Each run therefore shows ``/image/provenance`` first, in the same
+    that way, once in four runs), or even the empty image before any batch: its provenance then reads
+    ``offset -1, epoch -1`` (once in 40 runs).  Each run therefore shows ``/image/provenance`` first, in the same
     command, and runs again until that image holds the segment's last record; the image only grows
     while the command runs.  ``ls`` is asked as ``tree`` so that it can show the provenance too, and
     the names are the tree's top-level entries.
@@ -51,7 +52,7 @@ def shell(cluster: Cluster, command: str, path: str) -> str:
                                 quiet=True)
         assert result.returncode == 0, result.stderr[-2000:]
         provenance, _, text = result.stdout.partition("\n")
-        if int(re.match(r"offset (\d+),", provenance).group(1)) >= last:
+        if int(re.match(r"offset (-?\d+),", provenance).group(1)) >= last:
             if command == "ls":
                 return "\n".join(line[:-1] for line in text.splitlines() if line.endswith(":")
                                  and not line.startswith(" "))

@@ -11,6 +11,7 @@ sandbox's, plus Kafka's own tools that read the same answers
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -20,7 +21,10 @@ pytestmark = pytest.mark.slow
 
 PRODUCE, LIST_OFFSETS, METADATA, API_VERSIONS, INIT_PRODUCER_ID = 0, 2, 3, 18, 22
 DELETE_RECORDS, DESCRIBE_CLUSTER, DESCRIBE_TOPIC_PARTITIONS = 21, 60, 75
-T0 = 1_767_225_600_000                    # record timestamps the scenarios write (2026-01-01)
+# Record timestamps the scenarios write: midnight UTC today.  Both sides check retention every 5 minutes
+# (log.retention.check.interval.ms) and delete records older than 7 days (log.retention.ms), the active
+# segment included: an older fixed date let a check that fell mid-scenario empty a partition on both sides.
+T0 = int(time.time()) // 86_400 * 86_400_000
 EPOCH_MASK = [(r'== finalized_features_epoch\n(\d+)', "the offset of the last record in the broker's metadata "
                "image; real Kafka's grows with its NoOpRecords")]
 
@@ -148,7 +152,7 @@ def test_produce_errors(single):
 def test_delete_records(single):
     def scenario(side):
         create(side, "trim", 1)
-        produce_written(side, "trim", 0, client_batch(10))
+        produce_written(side, "trim", 0, client_batch(10, timestamp=T0))
         with side.raw() as connection:
             raw = connection.request(DELETE_RECORDS, 2, timeout_ms=10_000, topics=[
                 {"name": "trim", "partitions": [{"partition_index": 0, "offset": 4}]},
@@ -195,7 +199,7 @@ def sorted_lines(text: str) -> str:
 def test_log_dirs_tool(single):
     def scenario(side):
         create(side, "sized", 1)
-        produce_written(side, "sized", 0, client_batch(4, value_size=50))
+        produce_written(side, "sized", 0, client_batch(4, value_size=50, timestamp=T0))
         result = side.tool("kafka-log-dirs", "--describe", "--topic-list", "sized")
         return result
     single.play("protocol: kafka-log-dirs --describe", scenario, area="protocol")
