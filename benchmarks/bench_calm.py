@@ -20,7 +20,10 @@ Reported per load (median of ``--runs`` windows of ``--seconds``):
   caused by a fault, so Kafka would show none (goal: 0);
 * the share of wall time the cluster's clock left out as starvation, and the
   ``sandbox_stalled`` events written (at most one per episode);
-* the producer's rate (records handed to ``send`` per second).
+* the producer's rate (records handed to ``send`` per second);
+* the largest replica lag seen, the data plane's margin: how long (cluster's
+  clock) an in-sync follower of ``load`` went without having everything its
+  leader had; it leaves the ISR past ``replica.lag.time.max.ms`` (6000 ms).
 
 Then produce throughput of the same client code in this process and in a
 child process (records/s, median of ``--runs``), and the failover time after
@@ -135,6 +138,49 @@ def make_cluster(variant: str):
     return cluster
 
 
+class ReplicaLagSampler:
+    """The data plane's margin: every 100 ms, the largest time (cluster's clock) since an
+    in-sync follower of ``load`` last had everything its leader had, as ISR shrinking
+    measures it (``Partition.out_of_sync_replicas``); ``replica.lag.time.max.ms`` is the
+    limit (6000 ms in the teaching profile)."""
+
+    def __init__(self, cluster):
+        self.cluster, self.largest_ms = cluster, 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> "ReplicaLagSampler":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join(timeout=30)
+
+    def _lag(self) -> int:
+        processes, worst = self.cluster._processes, 0
+        for broker_id in processes.layout.brokers:
+            node = processes.node(broker_id)
+            if node is None or node.broker is None:
+                continue
+            for tp, partition in node.broker.replica_manager.partitions.items():
+                if tp.topic != "load" or not partition.is_leader or partition.log is None:
+                    continue
+                end = partition.log.log_end_offset
+                for replica_id in partition.isr:
+                    state = partition.remote.get(replica_id)
+                    if state is not None and state.log_end_offset != end:
+                        worst = max(worst, node.now - state.last_caught_up_time_ms)
+        return worst
+
+    def _run(self) -> None:
+        while not self.stop.wait(0.1):
+            try:
+                self.largest_ms = max(self.largest_ms, self.cluster.driver.submit(self._lag))
+            except RuntimeError:              # the cluster is stopping
+                return
+
+
 def load_window(variant: str, kind: str, seconds: float) -> dict:
     """One fresh cluster, ``kind`` of load for ``seconds``; what the event log shows."""
     cluster = make_cluster(variant)
@@ -144,7 +190,8 @@ def load_window(variant: str, kind: str, seconds: float) -> dict:
         clock = cluster.driver.clock
         mark, stalled0, sent0 = cluster.events.last_seq, clock.total_stalled_ms, load.sent
         started = time.monotonic()
-        time.sleep(seconds)
+        with ReplicaLagSampler(cluster) as lag:
+            time.sleep(seconds)
         elapsed = time.monotonic() - started
         kinds = SPURIOUS | (GROUP_SPURIOUS if kind == "consumer" else set())
         events = cluster.events.since(mark)
@@ -153,6 +200,7 @@ def load_window(variant: str, kind: str, seconds: float) -> dict:
                 "kinds": {k: spurious.count(k) for k in sorted(set(spurious))},
                 "stalled_share": (clock.total_stalled_ms - stalled0) / 1000 / elapsed,
                 "stall_events": sum(e.kind == "sandbox_stalled" for e in events),
+                "replica_lag_ms": lag.largest_ms,
                 "send_per_s": (load.sent - sent0) / elapsed}
     finally:
         load.close()
@@ -252,13 +300,14 @@ def main() -> None:
         windows = [load_window(args.variant, kind, args.seconds) for _ in range(args.runs)]
         summary = {key: statistics.median(w[key] for w in windows)
                    for key in ("spurious_per_min", "stalled_share", "stall_events", "send_per_s")}
+        summary["replica_lag_ms"] = max(w["replica_lag_ms"] for w in windows)
         summary["windows"] = windows
         result["loads"][kind] = summary
         runs = ", ".join(f"{w['spurious_per_min']:.1f}" for w in windows)
         kinds = "; ".join(str(w["kinds"]) for w in windows if w["kinds"])
         print(f"{kind:>13}: spurious/min {summary['spurious_per_min']:5.1f} (runs {runs}{'; ' + kinds if kinds else ''}), "
               f"clock left out {summary['stalled_share']:.0%}, stall events {summary['stall_events']:.0f}, "
-              f"send {summary['send_per_s']:,.0f}/s", flush=True)
+              f"send {summary['send_per_s']:,.0f}/s, largest replica lag {summary['replica_lag_ms']} ms", flush=True)
     if not args.skip_throughput:
         result["throughput"] = tp = throughput(args.variant, args.runs)
         print(f"produce 100 B acks=1: in this process {tp['in_process']:,.0f} rec/s, "

@@ -45,12 +45,10 @@ def cluster():
     c.stop()
 
 
-def committed_records(cluster: Cluster) -> int:
-    """The sum of the ``load`` partitions' high watermarks, from their leaders' logs."""
-    total = 0
-    for partition in cluster.snapshot().topic("load").partitions:
-        total += next(r.high_watermark or 0 for r in partition.replica_states if r.is_leader)
-    return total
+def committed_records(cluster: Cluster, topic: str = "load") -> int:
+    """The sum of ``topic``'s high watermarks, from its partitions' leaders' logs."""
+    return sum(next(r.high_watermark or 0 for r in partition.replica_states if r.is_leader)
+               for partition in cluster.snapshot().topic(topic).partitions)
 
 
 class FlatOutProducer:
