@@ -8,7 +8,7 @@ image it has replayed, never by asking the controller.  Two brokers whose
 images differ (one has not yet replayed the newest records) may therefore
 answer differently for a moment, exactly as in Kafka.
 
-The rules, as Kafka 4.1 applies them:
+The rules, as Kafka 4.3.1 applies them:
 
 * **alive brokers** are the registered, unfenced ones; each is shown with the
   endpoint of the *listener the request arrived on*, and a broker without
@@ -24,7 +24,8 @@ The rules, as Kafka 4.1 applies them:
 * the **controller id** given to clients is a random alive broker (KIP-590):
   brokers forward controller-bound requests, so any of them will do.
 
-Mirrors ``kafka.server.metadata.KRaftMetadataCache`` and
+Mirrors ``org.apache.kafka.metadata.KRaftMetadataCache`` (Kafka 4.3.1; earlier
+releases had it in Scala as ``kafka.server.metadata.KRaftMetadataCache``) and
 ``DirectoryId.isOnline``.  Simplified: the broker's random draws come from
 its seeded node RNG (Kafka uses ``ThreadLocalRandom``); partitions and brokers
 are listed in id order, which is also what Kafka's small hash maps produce.

@@ -30,7 +30,7 @@ metrics subscriptions (v0, none in the sandbox).
 
 Mirrors ``KafkaApis.handleDescribeConfigsRequest``/``ConfigHelper``,
 ``handleAlterConfigsRequest``, ``handleIncrementalAlterConfigsRequest``,
-``ConfigAdminManager`` and ``handleListConfigResources`` (Kafka 4.1).
+``ConfigAdminManager`` and ``handleListConfigResources`` (Kafka 4.3.1).
 Simplified: GROUP and CLIENT_METRICS configs are not modelled (describing
 them answers INVALID_REQUEST ``Unsupported resource type``; altering them is
 refused by the controller); no documentation texts; entries are listed by

@@ -29,7 +29,7 @@ If less than ``min_bytes`` is available the request waits in the
 
 Mirrors ``KafkaApis.handleFetchRequest``, ``FetchManager.newContext``
 (``SessionlessFetchContext``/``SessionErrorContext``), ``ReplicaManager.readFromLog``
-and ``Partition.readRecords`` (Kafka 4.1).  Simplified: no quotas, no
+and ``Partition.readRecords`` (Kafka 4.3.1).  Simplified: no quotas, no
 transaction index (read_committed stops at the high watermark, which is
 also the last stable offset, with an empty aborted-transactions list).
 """

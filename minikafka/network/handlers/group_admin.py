@@ -19,7 +19,7 @@ request's version:
 * DeleteGroups: a group named twice is deleted (and answered) once.
 
 Mirrors ``KafkaApis.handleListGroupsRequest``, ``handleDescribeGroupsRequest``
-and ``handleDeleteGroupsRequest`` (Kafka 4.1) with ``AuthHelper.authorizedOperations``
+and ``handleDeleteGroupsRequest`` (Kafka 4.3.1) with ``AuthHelper.authorizedOperations``
 and ``AclEntry.supportedOperations``.  Simplified: no authorization.
 """
 

@@ -32,7 +32,7 @@ INVALID_REQUEST first, as in Kafka.
 
 Mirrors ``KafkaApis.handleFindCoordinatorRequest``/``getCoordinator``,
 ``handleJoinGroupRequest``, ``handleSyncGroupRequest``,
-``handleHeartbeatRequest`` and ``handleLeaveGroupRequest`` (Kafka 4.1), with
+``handleHeartbeatRequest`` and ``handleLeaveGroupRequest`` (Kafka 4.3.1), with
 ``JoinGroupResponse``'s and ``LeaveGroupResponse``'s version rules.
 Simplified: no authorization (every group is allowed), throttle time 0.
 """

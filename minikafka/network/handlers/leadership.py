@@ -25,7 +25,7 @@ and, where the API lists partitions, on each requested partition).
 Mirrors ``KafkaApis.forwardToController`` for these APIs,
 ``ControllerApis.handleElectLeaders``/``handleAlterPartitionReassignments``/
 ``handleListPartitionReassignments`` and the ``getErrorResponse`` of each
-request class (Kafka 4.1).
+request class (Kafka 4.3.1).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ a cursor, with the KIP-966 ELR fields) come from the same image.
 
 Mirrors ``KafkaApis.handleTopicMetadataRequest``/``getTopicMetadata``,
 ``handleDescribeCluster`` with ``AuthHelper.computeDescribeClusterResponse``,
-and ``DescribeTopicPartitionsRequestHandler`` (Kafka 4.1).  Simplified:
+and ``DescribeTopicPartitionsRequestHandler`` (Kafka 4.3.1).  Simplified:
 "all topics" are listed by name (Kafka uses hash-set order), requested
 topics in request order; throttle times are 0.
 """

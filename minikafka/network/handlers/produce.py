@@ -41,7 +41,7 @@ transaction timeout), because the sandbox has no transaction coordinator.
 
 Mirrors ``KafkaApis.handleProduceRequest``, ``ReplicaManager.handleProduceAppend``,
 ``KafkaApis.handleInitProducerIdRequest`` and
-``TransactionCoordinator.handleInitProducerId`` (Kafka 4.1).  Simplified: no
+``TransactionCoordinator.handleInitProducerId`` (Kafka 4.3.1).  Simplified: no
 quotas; the producer id block request is waited for instead of answering
 COORDINATOR_LOAD_IN_PROGRESS.
 """

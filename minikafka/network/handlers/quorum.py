@@ -19,7 +19,7 @@ forwarding channel waits.
 
 Mirrors ``KafkaApis`` forwarding of DESCRIBE_QUORUM, ``ControllerApis.
 handleDescribeQuorum``, ``KafkaRaftClient.handleDescribeQuorumRequest`` and
-``RaftUtil.singletonDescribeQuorumResponse`` (Kafka 4.1).  Simplified: the
+``RaftUtil.singletonDescribeQuorumResponse`` (Kafka 4.3.1).  Simplified: the
 topic/partition check runs on the broker before forwarding (same answer,
 without waiting for a controller).
 """

@@ -30,7 +30,7 @@ REQUEST_TIMED_OUT without a message.
 Mirrors ``KafkaApis.forwardToController`` for these APIs, the controller's
 ``ControllerApis.handleCreateTopics``/``handleDeleteTopics``/
 ``handleCreatePartitions`` answers, and the ``getErrorResponse`` of each
-request class (Kafka 4.1).  Simplified: no controller mutation quota
+request class (Kafka 4.3.1).  Simplified: no controller mutation quota
 (throttle time 0).
 """
 
