@@ -13,8 +13,9 @@ leaders appear.
 
 * a name Kafka refuses gets INVALID_TOPIC_EXCEPTION and nothing is sent;
 * a name whose creation is already in flight is not sent twice;
-* an ordinary topic gets ``num.partitions`` partitions and
-  ``default.replication.factor`` replicas; the internal topics get their
+* an ordinary topic gets the broker's ``num.partitions`` partitions and
+  ``default.replication.factor`` replicas (see below for what 4.3.1 sends
+  instead); the internal topics get their
   coordinators' settings (``__consumer_offsets``: ``offsets.topic.*`` and a
   compacted log).
 
@@ -24,11 +25,17 @@ defaults above and ``request.timeout.ms``, and the channel that forwards a
 request to the active controller (retrying across controller changes until
 the timeout) and calls back with the answer.
 
-Mirrors ``kafka.server.DefaultAutoTopicCreationManager`` (Kafka 4.1).
-Simplified: the request is not wrapped in an Envelope carrying the client's
-principal (the sandbox has no principals); ``__transaction_state`` and
-``__share_group_state`` use Kafka's default coordinator settings, as the
-sandbox has no transaction or share coordinator to configure them.
+Mirrors ``kafka.server.DefaultAutoTopicCreationManager`` (Kafka 4.3.1) with
+one difference: since KAFKA-19655 Kafka sends -1 (the controller's own
+default) for the partition count and the replication factor of an ordinary
+topic unless the broker's own properties set ``num.partitions`` /
+``default.replication.factor``; the sandbox always sends the broker's
+effective values, as Kafka 4.1 did (the two only differ when broker and
+controller are configured differently).  Simplified: the request is not
+wrapped in an Envelope carrying the client's principal (the sandbox has no
+principals); ``__transaction_state`` and ``__share_group_state`` use Kafka's
+default coordinator settings, as the sandbox has no transaction or share
+coordinator to configure them.
 """
 
 from __future__ import annotations
@@ -48,7 +55,7 @@ ForwardToController = Callable[[Any, Callable[[Any], None], "int | None"], None]
 
 _MIB = 1024 * 1024
 
-# Kafka 4.1 defaults of TransactionLogConfig and ShareCoordinatorConfig:
+# Kafka 4.3.1 defaults of TransactionLogConfig and ShareCoordinatorConfig:
 # (partitions, replication factor, topic configs).
 _COORDINATOR_TOPICS = {
     TRANSACTION_STATE_TOPIC_NAME: (50, 3, (("unclean.leader.election.enable", "false"),
