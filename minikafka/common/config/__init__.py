@@ -1,6 +1,7 @@
 """Kafka's configuration model: ConfigDef, topic and broker configs, DescribeConfigs, alters.
 
-Modules, each mirroring one Kafka concept (Kafka 4.1):
+Modules, each mirroring one Kafka concept (Kafka 4.3.1; where a module still
+follows 4.1, its docstring says so):
 
 * `config_def` / `validators` -- ``ConfigDef``: types, parsing, validators, error texts;
 * `java_values` -- how the JVM parses and prints config values;

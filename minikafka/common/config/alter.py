@@ -23,7 +23,7 @@ exception whose error code and message the response carries.
 
 Mirrors ``ConfigurationControlManager.incrementalAlterConfigResource`` and
 ``ControllerConfigurationValidator`` (controller) and
-``ConfigAdminManager.preprocess`` (broker), Kafka 4.1.  Simplified: policies
+``ConfigAdminManager.preprocess`` (broker), Kafka 4.3.1.  Simplified: policies
 (``alter.config.policy.class.name``) are not supported; the caller checks
 that the topic or broker exists (Kafka does it after validation).
 """
@@ -168,7 +168,7 @@ def alter_broker(resource_name: str, current: Mapping[str, str], ops: Iterable[A
 
     ``receiving_node_id`` is the broker the request reached; Kafka requires a
     per-broker change to be sent to that broker.  With ELR enabled (the
-    default for clusters formatted with Kafka 4.1) the controller refuses a
+    default for clusters formatted with Kafka 4.1 or later) the controller refuses a
     per-broker ``min.insync.replicas`` and the removal of the cluster-wide one.
     """
     ops = preprocess(ops)

@@ -26,7 +26,14 @@ Mirrors ``AbstractKafkaConfig.CONFIG_DEF`` and the constants of
 ``DynamicBrokerConfig`` (Kafka 4.1): ``ServerConfigs``, ``KRaftConfigs``,
 ``MetadataLogConfig``, ``QuorumConfig``, ``SocketServerConfigs``,
 ``ReplicationConfigs``, ``GroupCoordinatorConfig``, ``CleanerConfig``,
-``LogConfig.SERVER_CONFIG_DEF`` and ``RemoteLogManagerConfig``.
+``LogConfig.SERVER_CONFIG_DEF`` and ``RemoteLogManagerConfig``.  Kafka 4.3.1
+has the same names and defaults, but 4.2's KAFKA-19112 changed some list
+configs, and the sandbox keeps 4.1's rows: in 4.3.1 ``controller.listener.names``
+is a LIST without a default (here a STRING defaulting to null) and
+``log.dir`` a LIST (here a STRING); ``listeners``, ``advertised.listeners``,
+``log.dir``, ``log.dirs`` and ``controller.listener.names`` refuse an empty
+list and empty elements, ``log.cleanup.policy`` empty elements;
+``num.replica.fetchers`` must be at least 1 (here unchecked).
 Simplified: only the ~100 settings the sandbox uses or a lesson may show are
 defined (Kafka has several hundred, e.g. SSL, SASL, quotas, share groups);
 unknown names are kept as custom properties, as Kafka keeps them.

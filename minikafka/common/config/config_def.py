@@ -16,10 +16,13 @@ walk with a `ConfigException` worded exactly as Kafka words it::
 `convert_to_string` goes the other way, and is what DescribeConfigs uses to
 print a value (``0.5``, ``delete,compact``, ``true``).
 
-Mirrors ``org.apache.kafka.common.config.ConfigDef`` (Kafka 4.1) and the
+Mirrors ``org.apache.kafka.common.config.ConfigDef`` (Kafka 4.3.1) and the
 message form of ``ConfigException``.  Simplified: a CLASS value is just a
 class name, accepted only if it is one of the few classes the sandbox knows
 (Kafka would try to load it); there are no dependents, groups or recommenders.
+``parse_value`` keeps Kafka 4.1's behaviour for LIST values: since 4.2 Kafka
+drops repeated elements of a list checked by a ``ValidList`` (logging a
+warning) before validating it (see `validators`).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ question (used for the configs in a CreateTopics response): it follows every
 synonym with its unit conversion, and carries no synonym list.
 
 Mirrors ``kafka.server.ConfigHelper`` (broker side) and
-``org.apache.kafka.metadata.KafkaConfigSchema`` (controller side), Kafka 4.1.
+``org.apache.kafka.metadata.KafkaConfigSchema`` (controller side), Kafka 4.3.1.
 A topic's entries come in the broker's ``HashMap`` order (`admin_order`
 gives the order Kafka's admin client and tools show).  Simplified: a
 broker's entries come back sorted by name and cover only the configs the

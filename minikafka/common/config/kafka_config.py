@@ -20,11 +20,18 @@ its ``log.*`` settings, which is what topic validation and `LogConfig`
 building start from.
 
 Mirrors ``kafka.server.KafkaConfig`` and the layering of
-``kafka.server.DynamicBrokerConfig`` (Kafka 4.1).  Simplified: of the
+``kafka.server.DynamicBrokerConfig`` as in Kafka 4.1.  Simplified: of the
 start-up checks, only node/broker id, process roles, the quorum voters and
 bootstrap servers, log time settings, log directories and the replica fetch
 timings are checked (listener and security checks are not); a Scala ``Set``
 of more than four voter ids may print in a different order than Kafka's.
+Kafka 4.3.1 differs where 4.2's KAFKA-19112 changed list configs (see
+`broker_configs`): it accepts ``process.roles=broker,broker`` (dropping the
+repeat with a warning) instead of failing with ``Duplicate role names
+found``, fails a missing ``controller.listener.names`` with ``Missing
+required configuration "controller.listener.names" which has no default
+value.`` and an empty one or an empty ``log.dirs`` with ``Configuration
+'<name>' must not be empty. Valid values include: any non-empty value``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Topic-level configs: every name Kafka 4.1 defines, validation, and the typed LogConfig.
+"""Topic-level configs: every name Kafka 4.3.1 defines, validation, and the typed LogConfig.
 
 Theory of operation
 -------------------
@@ -21,19 +21,23 @@ the new override map (`validate_topic_configs`) exactly as Kafka's
    this cluster, like a default Kafka broker, has
    ``remote.log.storage.system.enable=false``.
 
-`log_config_for` builds the typed `LogConfig` storage reads.  Kafka 4.1
-refuses ``segment.bytes`` below 1 MiB (1048576); lessons that need small
-segments set the internal config ``internal.segment.bytes``, which Kafka
-4.1 added for tests: it has no lower bound and, when set, replaces
-``segment.bytes`` as the size at which a segment rolls.
+`log_config_for` builds the typed `LogConfig` storage reads.  Kafka (4.1
+and later, 4.3.1 too) refuses ``segment.bytes`` below 1 MiB (1048576);
+lessons that need small segments set the internal config
+``internal.segment.bytes``, which Kafka 4.1 added for tests: it has no lower
+bound and, when set, replaces ``segment.bytes`` as the size at which a
+segment rolls.
 
 Mirrors ``org.apache.kafka.storage.internals.log.LogConfig``,
 ``org.apache.kafka.common.config.TopicConfig`` and
-``org.apache.kafka.server.config.ServerTopicConfigSynonyms`` (Kafka 4.1).
-Simplified: tiered storage can never be enabled, so the rules that only
-apply once it is on (local retention vs. retention, turning it off) are not
-modelled; with several unknown names, Kafka names whichever its Hashtable
-yields first, the sandbox the first in the request.
+``org.apache.kafka.server.config.ServerTopicConfigSynonyms`` (Kafka 4.3.1:
+rows, defaults, validators and synonyms checked against its jars).
+Simplified: tiered storage can never be enabled, so the rules that only apply once it is on
+(local retention vs. retention, turning it off) are not modelled; with several
+unknown names, Kafka names whichever its Hashtable yields first, the sandbox
+the first in the request; ``cleanup.policy`` is checked as 4.1 checked it,
+element by element (4.3.1 refuses an empty element with ``Configuration
+'cleanup.policy' values must not be empty.``, see `validators`).
 """
 
 from __future__ import annotations
@@ -88,7 +92,7 @@ def _is_replica_pair(item: str) -> bool:
 THROTTLED_REPLICAS = LambdaValidator(_check_throttled_replicas,
                                      "[partitionId]:[brokerId],[partitionId]:[brokerId],...")
 
-# Kafka 4.1's LogConfig, row for row and in its order (parse errors surface in this order).
+# Kafka 4.3.1's LogConfig, row for row and in its order (parse errors surface in this order).
 TOPIC_CONFIG_DEF = (
     ConfigDef()
     .define("segment.bytes", Type.INT, 1024 * 1024 * 1024, Range.at_least(MIN_SEGMENT_BYTES))

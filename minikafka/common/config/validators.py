@@ -10,12 +10,14 @@ Kafka's generated docs print the "Valid Values" column (``[1,...]``,
 printed the Java way (``2.0`` for a double, ``[a, b]`` for a list).
 
 Mirrors the nested validator classes of
-``org.apache.kafka.common.config.ConfigDef`` in Kafka 4.1: ``Range``,
+``org.apache.kafka.common.config.ConfigDef`` in Kafka 4.3.1: ``Range``,
 ``ValidString``, ``ValidList``, ``CaseInsensitiveValidString``,
 ``NonNullValidator``, ``NonEmptyString``, ``LambdaValidator``,
-``CompositeValidator`` and ``ListSize``.  Simplified: Kafka 4.2 made
-``ValidList`` also refuse duplicates and (optionally) empty lists; the 4.1
-behaviour, which checks each element only, is what is modelled here.
+``CompositeValidator`` and ``ListSize``, with their 4.3.1 texts, except
+``ValidList``: Kafka 4.2 (KAFKA-19112) made it also refuse duplicates, empty
+elements (``Configuration 'cleanup.policy' values must not be empty.``) and,
+for some configs, an empty list; the 4.1 behaviour, which checks each
+element only, is what is modelled here.
 """
 
 from __future__ import annotations
