@@ -22,7 +22,7 @@ Internal topics (``__consumer_offsets``, ``__transaction_state``,
 ``__share_group_state``) belong to Kafka's coordinators; the metadata log
 ``__cluster_metadata`` is not a topic clients can see at all.
 
-Mirrors ``org.apache.kafka.common.internals.Topic`` (Kafka 4.1), the
+Mirrors ``org.apache.kafka.common.internals.Topic`` (Kafka 4.3.1), the
 collision check of ``ReplicationControlManager.validateNewTopicNames`` and
 the warning in ``TopicCommand.createTopic``.
 """

@@ -122,7 +122,7 @@ class LeaderFetches:
 
     # ------------------------------------------------------------------ parked fetches
     def _complete_parked_on_high_watermark(self, state: LeaderState) -> None:
-        """KAFKA-14145 (Kafka 4.1): a higher high watermark completes parked fetches at once,
+        """KAFKA-14145 (since Kafka 4.1, still in 4.3.1): a higher high watermark completes parked fetches at once,
         so followers and observers (the brokers) learn what is committed without waiting
         out their long poll."""
         leader = LeaderIdAndEpoch(self.node_id, state.epoch)

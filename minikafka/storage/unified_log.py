@@ -31,7 +31,7 @@ Appends are in `LogAppends` (log_append.py), retention in `LogRetention`
 Events (``emit(kind, text, **data)``): ``segment_rolled``,
 ``segments_deleted``, ``log_truncated``, ``recovery``.
 
-Mirrors ``org.apache.kafka.storage.internals.log.UnifiedLog`` (Kafka 4.1+).
+Mirrors ``org.apache.kafka.storage.internals.log.UnifiedLog`` (Kafka 4.3.1).
 Simplified: no tiered storage, no transaction index or last stable offset
 (``txn_committed`` reads stop at the HW), no background flushing (``flush``
 only advances the recovery point, as data is never fsynced).
