@@ -22,7 +22,11 @@ Argument and configuration mistakes print one line on standard error
 (exit 1); any other failure prints ``Error while executing config command
 with args '<args>'`` and the exception.
 
-Mirrors ``kafka.admin.ConfigCommand`` (4.1.1, Scala).  Simplified: the
+Mirrors ``kafka.admin.ConfigCommand`` (4.1.1, Scala).  Kafka 4.3.1 differs:
+it only checks ``--delete-config`` names against the current configs for
+broker loggers; for topics and brokers it sends the deletion, and deleting a
+config that is not set is a no-op instead of ``Invalid config(s): k1``.
+Simplified: the
 entity types users, clients, ips, client-metrics, groups and
 broker-loggers are recognised but not available; ``--bootstrap-controller``
 is refused (kafka-python cannot talk to controllers); ``--command-config``

@@ -23,7 +23,13 @@ Option mistakes print Kafka's message and the option table (exit 1), e.g.
 required when offset is specified.``
 
 Mirrors ``org.apache.kafka.tools.consumer.ConsoleConsumer`` and
-``ConsoleConsumerOptions`` (4.1.1).  Simplified: the consumer is
+``ConsoleConsumerOptions`` (4.1.1).  Kafka 4.3.1 differs: it also accepts
+``--command-property``, ``--command-config`` and ``--formatter-property`` and
+warns that ``--consumer-property``, ``--consumer.config`` and ``--property``
+are deprecated; a missing ``--topic``/``--include`` reads ``Exactly one of
+the following arguments is required: [topic], [include]``; and without
+``--partition`` or ``group.protocol`` it prints a line on standard error
+inviting the user to try the KIP-848 consumer protocol.  Simplified: the consumer is
 kafka-python's (only the properties it knows are passed on); only the
 default formatter exists; ``--enable-systest-events`` is accepted and
 ignored.

@@ -23,7 +23,12 @@ error (``No key separator found on line number 1: 'abc'``) prints the
 exception and exits 1 after the earlier records are sent; a failed
 asynchronous send is logged (``Error when sending message to topic ...``).
 
-Mirrors ``org.apache.kafka.tools.ConsoleProducer`` (4.1.1).  Simplified:
+Mirrors ``org.apache.kafka.tools.ConsoleProducer`` (4.1.1; its defaults
+are unchanged in 4.3.1).  Kafka 4.3.1 differs: it also accepts
+``--reader-property``, ``--command-property`` and ``--command-config`` and
+prints ``Warning: --property is deprecated ...`` (likewise for
+``--producer-property``, ``--producer.config`` and
+``--max-partition-memory-bytes``).  Simplified:
 the producer is kafka-python's ``KafkaProducer`` (only the properties it
 knows are passed on); ``--line-reader`` only accepts Kafka's
 ``LineMessageReader``; ``--reader-config``/``--producer.config`` files are

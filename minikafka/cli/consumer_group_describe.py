@@ -22,10 +22,11 @@ Group g not found.``) fails the whole command, as ``describeConsumerGroups
 which that module prints.
 
 Mirrors ``ConsumerGroupCommand.ConsumerGroupService`` (``listConsumerGroups``,
-``describeConsumerGroups``, ``getCommittedOffsets``, ``getLogEndOffsets``;
-4.1.1).  Simplified: groups of the KIP-848 consumer protocol are described
-through DescribeGroups too (no ConsumerGroupDescribe), so member epochs
-and target assignments are unknown.
+``describeConsumerGroups``, ``getCommittedOffsets``; 4.3.1) and
+``OffsetsUtils.getLogEndOffsets`` (in 4.1.1 a method of the service).
+Simplified: groups of the KIP-848 consumer protocol are described through
+DescribeGroups too (no ConsumerGroupDescribe), so member epochs and target
+assignments are unknown.
 """
 
 from __future__ import annotations

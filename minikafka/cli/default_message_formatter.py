@@ -23,7 +23,7 @@ printed; note that a null field reaches the deserializer as the bytes of
 ``null.literal``, as in Kafka.  A boolean setting is true only for the
 text ``true`` (any case, surrounding spaces ignored).
 
-Mirrors ``org.apache.kafka.tools.consumer.DefaultMessageFormatter`` (4.1.1)
+Mirrors ``org.apache.kafka.tools.consumer.DefaultMessageFormatter`` (4.3.1)
 and the serialization package's ``String``/``Integer``/``Long``/``Short``/
 ``Double``/``ByteArray`` deserializers.  Simplified: other deserializer
 classes cannot be loaded; Kafka logs that and prints the raw bytes, and

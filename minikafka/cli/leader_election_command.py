@@ -23,7 +23,10 @@ standard error and exit code 1.  Option mistakes are reported the same way
 (message on standard error, exit 1), e.g. ``Missing required option(s):
 bootstrap-server, election-type``.
 
-Mirrors ``org.apache.kafka.tools.LeaderElectionCommand`` (4.1.1).
+Mirrors ``org.apache.kafka.tools.LeaderElectionCommand`` (4.1.1).  Kafka
+4.3.1 differs: it also accepts ``--command-config`` and prints ``Option
+--admin.config has been deprecated and will be removed in a future version.
+Use --command-config instead.`` when ``--admin.config`` is used.
 Simplified: ``--admin.config`` is accepted and not read; no stack traces.
 """
 

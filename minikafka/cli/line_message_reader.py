@@ -17,7 +17,7 @@ which case the field is simply absent.  Configuring two separators that
 are equal is refused up front (``headers.delimiter and headers.separator
 may not be equal``).  Line numbers count from 1.
 
-Mirrors ``org.apache.kafka.tools.LineMessageReader`` (4.1.1).  Simplified:
+Mirrors ``org.apache.kafka.tools.LineMessageReader`` (4.3.1).  Simplified:
 ``headers.separator`` is a regular expression run by Python's ``re``.
 """
 

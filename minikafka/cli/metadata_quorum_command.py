@@ -17,8 +17,10 @@ timestamps in the future, as Kafka does.  Errors of the command itself
 (``TerseException``) are one line on standard error; failed calls print the
 Java exception's text.
 
-Mirrors ``org.apache.kafka.tools.MetadataQuorumCommand`` (4.1.1).
-Simplified: ``--bootstrap-controller`` (talking to controllers directly) and
+Mirrors ``org.apache.kafka.tools.MetadataQuorumCommand`` (4.1.1).  Kafka
+4.3.1 differs in the usage line: it lists ``[--command-config
+COMMAND_CONFIG]`` before the bootstrap choice (and wraps it at a narrower
+width).  Simplified: ``--bootstrap-controller`` (talking to controllers directly) and
 the ``add-controller``/``remove-controller`` sub-commands are recognised but
 not available, because kafka-python cannot connect to a controller
 listener; ``--command-config`` is accepted and not read.

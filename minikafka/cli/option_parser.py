@@ -29,7 +29,7 @@ messages quote options: ``Missing required argument "[bootstrap-server]"``.
 options with arguments, ``(default: x)`` after descriptions).
 
 Mirrors ``joptsimple.OptionParser``, ``OptionSet``, ``OptionException`` and
-its subclasses (jopt-simple 5.0.4, as bundled with Kafka 4.1).  Simplified:
+its subclasses (jopt-simple 5.0.4, as bundled with Kafka 4.3.1).  Simplified:
 short single-letter options and option clusters are not modelled (Kafka's
 tools declare none); the help descriptions are the sandbox's own words and
 the column wrapping is approximate.

@@ -29,8 +29,11 @@ subcommand                  Kafka tool                             module
 ``configs``                 ``kafka-configs.sh``                   `config_command`
 ==========================  =====================================  ====================================
 
-Mirrors the ``bin/kafka-*.sh`` scripts of Kafka 4.1.1.  Simplified: Java
-stack traces, which several tools print after an error, are left out.
+Mirrors the ``bin/kafka-*.sh`` scripts of Kafka 4.3.1 (first written from
+4.1.1; the console producer and consumer, ``kafka-configs``,
+``kafka-leader-election`` and ``kafka-metadata-quorum`` still differ from
+4.3.1 in the ways their modules list).  Simplified: Java stack traces, which
+several tools print after an error, are left out.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ trace, which the sandbox leaves out).  The console consumer's "terminating
 consumer process" line after ``--timeout-ms`` is the one learners meet
 most.
 
-Mirrors ``config/tools-log4j2.yaml`` of Kafka 4.1.1.  Simplified: no stack
-trace frames.
+Mirrors ``config/tools-log4j2.yaml`` of Kafka 4.1.1 (a file of the binary
+distribution, not of the 4.3.1 jars the rest was checked against).
+Simplified: no stack trace frames.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ Failures while running an action print ``Error while executing topic
 command : <message>`` on standard output and exit 1; option errors print on
 standard error.
 
-Mirrors ``org.apache.kafka.tools.TopicCommand`` (4.1.1).  Simplified:
+Mirrors ``org.apache.kafka.tools.TopicCommand`` (4.3.1).  Simplified:
 ``--command-config`` is accepted but only the bootstrap servers are used;
 ``--topic-id`` describes by id only among listed topics; no stack traces.
 """

@@ -21,7 +21,7 @@ Theory of operation
 The answers become `minikafka.tools.topic_command_output.TopicDescription`\\ s and
 that module prints them byte for byte as Kafka does.
 
-Mirrors ``TopicCommand.TopicService.describeTopic`` (4.1.1).  Simplified:
+Mirrors ``TopicCommand.TopicService.describeTopic`` (4.3.1).  Simplified:
 kafka-python reports an empty ELR list and a missing one alike, so through
 DescribeTopicPartitions both print as empty (a 4.x broker always sends a
 list).
