@@ -1,4 +1,4 @@
-"""``kafka-configs.sh --describe`` and ``--alter`` for topics and brokers, as Kafka 4.1 prints them.
+"""``kafka-configs.sh --describe`` and ``--alter`` for topics and brokers, as Kafka 4.3.1 prints them.
 
 Theory of operation
 -------------------
@@ -22,10 +22,12 @@ A topic or broker that does not exist is reported on stdout as ``The topic
 'x' doesn't exist and doesn't have dynamic config.``  ``--alter`` prints
 ``Completed updating config for topic orders.`` (``... default config for
 brokers in the cluster.`` for the default); deleting a config the resource
-does not have fails with ``Invalid config(s): a,b`` on standard error.
+does not have fails with ``Invalid config(s): a,b`` on standard error, as in
+Kafka 4.1.1 (4.3.1 keeps that check for broker loggers only: for topics and
+brokers such a deletion is a no-op and prints the "Completed" line).
 
-Mirrors ``kafka.admin.ConfigCommand`` (4.1.1: ``describeResourceConfig``,
-``getResourceConfig``, ``alterConfig``).  Simplified: quotas, users, clients,
+Mirrors ``kafka.admin.ConfigCommand`` (4.3.1: ``describeResourceConfig``,
+``getResourceConfig``, ``alterConfig``; `alter_invalid_deletes` as in 4.1.1).  Simplified: quotas, users, clients,
 IPs and SCRAM credentials are not modelled; unexpected failures, which Kafka
 reports with the whole command line and a stack trace, are not either.
 """

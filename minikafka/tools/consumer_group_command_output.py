@@ -288,14 +288,14 @@ def list_groups(listings: Sequence[GroupListing], include_state: bool = False,
 
 def failed(console: Console, message: str) -> ToolOutput:
     console.println(f"\nError: Executing consumer group command failed due to {message}")
-    # Kafka 4.1's ConsumerGroupCommand.main prints this and returns normally: exit code 0.
+    # Kafka 4.3.1's ConsumerGroupCommand.main prints this and returns normally: exit code 0.
     return console.result(exit_code=0)
 
 
 def command_failed(message: str) -> ToolOutput:
     """A failure the tool reports as ``Error: Executing consumer group command failed due to ...``.
 
-    For a group that does not exist a 4.1 broker answers GROUP_ID_NOT_FOUND and
+    For a group that does not exist a 4.3.1 broker answers GROUP_ID_NOT_FOUND and
     ``message`` is ``org.apache.kafka.common.errors.GroupIdNotFoundException: Group g not found.``
     """
     return failed(Console(), message)

@@ -1,4 +1,4 @@
-"""``kafka-dump-log.sh --files ...``: a segment's batches and records, as Kafka 4.1 prints them.
+"""``kafka-dump-log.sh --files ...``: a segment's batches and records, as Kafka 4.3.1 prints them.
 
 Theory of operation
 -------------------
@@ -25,15 +25,19 @@ follow each other (a compacted log) are listed on standard error at the end,
 most recent first.  ``.index`` and ``.timeindex`` files are handled by
 `minikafka.tools.dump_log_index`.
 
-Mirrors ``kafka.tools.DumpLogSegments`` (4.1.1: ``dumpLog``,
-``printBatchLevel``, ``printControlRecord``, ``ClusterMetadataLogMessageParser``)
-and ``FileLogInputStream.nextBatch``.  Simplified: magic v0/v1 batches are
-not decoded; of the control records only transaction markers and
-LeaderChange are decoded (the others Kafka writes only for snapshots and
-dynamic quorums, which the sandbox does not have); the ``--offsets-decoder``,
-``--transaction-log-decoder``, ``--max-bytes`` and custom decoder options are
-not modelled; a crash prints Java's one-line ``Exception in thread "main"``
-message without the stack trace.
+Mirrors ``org.apache.kafka.tools.DumpLogSegments`` (4.3.1, in Java; 4.1.1 had
+the Scala ``kafka.tools.DumpLogSegments``: ``dumpLog``, ``printBatchLevel``,
+``printControlRecord``, ``ClusterMetadataLogMessageParser``) and
+``FileLogInputStream.nextBatch``, with one difference: with
+``--skip-record-metadata`` and a record without a key, 4.3.1 starts the
+line ``| payload: ...`` where the sandbox prints `` payload: ...``.
+Simplified: magic v0/v1 batches are not decoded; of the control records
+only transaction markers and LeaderChange are decoded (the others Kafka
+writes only for snapshots and dynamic quorums, which the sandbox does not
+have); the ``--offsets-decoder``, ``--transaction-log-decoder``,
+``--max-bytes`` and custom decoder options are not modelled; a crash prints
+Java's one-line ``Exception in thread "main"`` message without the stack
+trace.
 """
 
 from __future__ import annotations

@@ -21,8 +21,12 @@ the offset index.  ``--verify-index-only`` prints only those findings,
 
 Mirrors ``DumpLogSegments.dumpIndex``/``dumpTimeIndex``/``TimeIndexDumpErrors``
 (4.1.1) and the lookup of ``AbstractIndex.indexSlotRangeFor`` (including its
-"warm section" search).  Simplified: only one problem list per kind is kept
-across files in file order (Kafka keys them by file in a hash map).
+"warm section" search).  Kafka 4.3.1 (``org.apache.kafka.tools.DumpLogSegments``)
+differs in one text: its time-index check names the file, ``The following
+indexed offsets are not found in :<file>``, where the sandbox (written from
+4.1.1) prints ``The following indexed offsets are not found in the log.``
+Simplified: only one problem list per kind is kept across files in file
+order (Kafka keys them by file in a hash map).
 """
 
 from __future__ import annotations

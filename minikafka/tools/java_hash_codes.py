@@ -27,9 +27,9 @@ What the tools need on top of it, and this module provides:
 Mirrors ``org.apache.kafka.common.TopicPartition.hashCode``,
 ``org.apache.kafka.common.Node.hashCode`` and the constructors of
 ``java.util.HashMap`` / ``HashSet``.  Simplified: the copy constructor's size
-follows JDK 19+ (``Math.ceil``; the official ``apache/kafka`` 4.1 image runs
-Java 21); crowded buckets never turn into trees (they would need 8 colliding
-keys and 64 buckets).
+follows JDK 19+ (``Math.ceil``; the official ``apache/kafka`` images run
+Java 21 from 4.1 to 4.3.1); crowded buckets never turn into trees (they
+would need 8 colliding keys and 64 buckets).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``kafka-metadata-quorum.sh describe --status`` and ``--replication``, as Kafka 4.1 prints them.
+"""``kafka-metadata-quorum.sh describe --status`` and ``--replication``, as Kafka 4.3.1 prints them.
 
 Theory of operation
 -------------------
@@ -24,7 +24,7 @@ too.  Rows: the leader, the other voters, then the observers.  With
 against the tool's clock; a timestamp in the future (or not after the epoch)
 is an error, as Kafka treats it as clock drift.
 
-Mirrors ``org.apache.kafka.tools.MetadataQuorumCommand`` (4.1.1) and
+Mirrors ``org.apache.kafka.tools.MetadataQuorumCommand`` (4.3.1) and
 ``ToolsUtils.prettyPrintTable``.  Simplified: the tool's clock is the
 ``now_ms`` argument; ``add-controller``/``remove-controller`` are not
 modelled.

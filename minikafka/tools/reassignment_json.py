@@ -21,7 +21,7 @@ live in `parse_execute_args`.
 
 Mirrors ``ReassignPartitionsCommand.formatAsReassignmentJson``,
 ``parseTopicsData``, ``parsePartitionReassignmentData`` and
-``parseExecuteAssignmentArgs`` (4.1.1), and ``ToolsUtils.duplicates``.
+``parseExecuteAssignmentArgs`` (4.3.1), and ``ToolsUtils.duplicates``.
 Simplified: a JSON syntax error is reported with Python's parser message
 after Jackson's exception class name, not Jackson's own wording.
 """

@@ -1,4 +1,4 @@
-"""``kafka-topics.sh``: ``--describe``, ``--list``, ``--create`` and the error line, as Kafka 4.1 prints them.
+"""``kafka-topics.sh``: ``--describe``, ``--list``, ``--create`` and the error line, as Kafka 4.3.1 prints them.
 
 Theory of operation
 -------------------
@@ -25,7 +25,7 @@ client had to fall back to the Metadata API.  The report options
 the partitions that match any of them; ``--topics-with-overrides`` prints
 only topic lines of topics with a non-default config.
 
-Mirrors ``org.apache.kafka.tools.TopicCommand`` (4.1.1) and its
+Mirrors ``org.apache.kafka.tools.TopicCommand`` (4.3.1) and its
 ``TopicFilter.IncludeList``.  Simplified: Java regular expressions are run
 by Python's ``re`` (identical for the usual names and ``.*`` patterns);
 ``--alter`` and ``--delete`` print nothing on success and are not modelled;
