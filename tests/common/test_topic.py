@@ -1,4 +1,4 @@
-"""Topic name rules, internal topics and collisions (Kafka 4.1 Topic.java, ReplicationControlManager)."""
+"""Topic name rules, internal topics and collisions (Kafka 4.3.1 Topic.java, ReplicationControlManager)."""
 
 from __future__ import annotations
 

@@ -135,7 +135,7 @@ def test_command_failed():
     out = cg.command_failed("org.apache.kafka.common.errors.GroupIdNotFoundException: Group nope not found.")
     assert out.text == ("\nError: Executing consumer group command failed due to "
                         "org.apache.kafka.common.errors.GroupIdNotFoundException: Group nope not found.\n")
-    assert out.exit_code == 0          # Kafka 4.1 returns normally after printing it
+    assert out.exit_code == 0          # Kafka 4.3.1 returns normally after printing it
 
 
 def test_reset_plan_columns_widen_to_the_longest_group_and_topic():

@@ -11,7 +11,7 @@ from minikafka.common.config.broker_configs import (
 from minikafka.common.config.config_def import convert_to_string
 from minikafka.common.errors import ConfigException
 
-# A selection of Kafka 4.1 broker defaults, as DescribeConfigs prints them.
+# A selection of Kafka 4.3.1 broker defaults (the same as 4.1's), as DescribeConfigs prints them.
 GOLDEN = {
     "num.partitions": "1", "default.replication.factor": "1", "min.insync.replicas": "1",
     "unclean.leader.election.enable": "false", "auto.create.topics.enable": "true",

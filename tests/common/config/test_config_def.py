@@ -1,4 +1,4 @@
-"""ConfigDef parsing, defaults and error texts (Kafka 4.1 ConfigDef.parseType/parseValue)."""
+"""ConfigDef parsing, defaults and error texts (Kafka 4.3.1 ConfigDef.parseType/parseValue)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Topic configs: Kafka 4.1's table, validation texts, synonyms and the typed LogConfig."""
+"""Topic configs: Kafka 4.3.1's table, validation texts, synonyms and the typed LogConfig."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from minikafka.common.config.topic_configs import (
 from minikafka.common.errors import ConfigException, Errors, InvalidConfigurationException, KafkaException
 from minikafka.storage.log_config import LogConfig
 
-# name -> (type, default as DescribeConfigs prints it), in Kafka 4.1 LogConfig's definition order.
+# name -> (type, default as DescribeConfigs prints it), in Kafka 4.3.1 LogConfig's definition order.
 GOLDEN_DEFAULTS = {
     "segment.bytes": ("INT", "1073741824"),
     "segment.ms": ("LONG", "604800000"),

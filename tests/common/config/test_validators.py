@@ -1,4 +1,4 @@
-"""Validator messages and descriptions (Kafka 4.1 ConfigDef validators)."""
+"""Validator messages and descriptions (Kafka 4.3.1 ConfigDef validators; ValidList as 4.1 checked lists)."""
 
 from __future__ import annotations
 
