@@ -27,9 +27,10 @@ Kafka 4.1.1 (4.3.1 keeps that check for broker loggers only: for topics and
 brokers such a deletion is a no-op and prints the "Completed" line).
 
 Mirrors ``kafka.admin.ConfigCommand`` (4.3.1: ``describeResourceConfig``,
-``getResourceConfig``, ``alterConfig``; `alter_invalid_deletes` as in 4.1.1).  Simplified: quotas, users, clients,
-IPs and SCRAM credentials are not modelled; unexpected failures, which Kafka
-reports with the whole command line and a stack trace, are not either.
+``getResourceConfig``, ``alterConfig``; `alter_invalid_deletes` as in
+4.1.1).  Simplified: quotas, users, clients, IPs and SCRAM credentials are
+not modelled; unexpected failures, which Kafka reports with the whole
+command line and a stack trace, are not either.
 """
 
 from __future__ import annotations
