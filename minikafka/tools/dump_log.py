@@ -28,10 +28,9 @@ most recent first.  ``.index`` and ``.timeindex`` files are handled by
 Mirrors ``org.apache.kafka.tools.DumpLogSegments`` (4.3.1, in Java; 4.1.1 had
 the Scala ``kafka.tools.DumpLogSegments``: ``dumpLog``, ``printBatchLevel``,
 ``printControlRecord``, ``ClusterMetadataLogMessageParser``) and
-``FileLogInputStream.nextBatch``, with one difference: with
-``--skip-record-metadata`` and a record without a key, 4.3.1 starts the
-line ``| payload: ...`` where the sandbox prints `` payload: ...``.
-Simplified: magic v0/v1 batches are not decoded; of the control records
+``FileLogInputStream.nextBatch``.  With ``--skip-record-metadata`` a record
+line is ``| `` and its key and payload (an empty line when the record has
+neither); 4.1.1 left out the ``| `` when a record had no key.  Simplified: magic v0/v1 batches are not decoded; of the control records
 only transaction markers and LeaderChange are decoded (the others Kafka
 writes only for snapshots and dynamic quorums, which the sandbox does not
 have); the ``--offsets-decoder``, ``--transaction-log-decoder``,
@@ -203,8 +202,9 @@ def record_line(batch: RecordBatch, record: Record, options: DumpOptions) -> str
         key, payload = _parse(record, options)
         if key is not None:
             text += f"{prefix}key: {key}"
+            prefix = " "
         if payload is not None:
-            text += f" payload: {payload}"
+            text += f"{prefix}payload: {payload}"
     return text
 
 

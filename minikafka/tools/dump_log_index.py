@@ -20,11 +20,10 @@ the offset index.  ``--verify-index-only`` prints only those findings,
 ``--index-sanity-check`` only ``<file> passed sanity check.``
 
 Mirrors ``DumpLogSegments.dumpIndex``/``dumpTimeIndex``/``TimeIndexDumpErrors``
-(4.1.1) and the lookup of ``AbstractIndex.indexSlotRangeFor`` (including its
-"warm section" search).  Kafka 4.3.1 (``org.apache.kafka.tools.DumpLogSegments``)
-differs in one text: its time-index check names the file, ``The following
-indexed offsets are not found in :<file>``, where the sandbox (written from
-4.1.1) prints ``The following indexed offsets are not found in the log.``
+(``org.apache.kafka.tools.DumpLogSegments``, 4.3.1) and the lookup of
+``AbstractIndex.indexSlotRangeFor`` (including its "warm section" search).
+4.3.1 names the time index in ``The following indexed offsets are not found
+in :<file>``, where 4.1.1 said ``... not found in the log.``
 Simplified: only one problem list per kind is kept across files in file
 order (Kafka keys them by file in a hash map).
 """
@@ -65,8 +64,8 @@ class IndexProblems:
             console.eprintln(f"Found out of order timestamp in :{name}")
             for index_ts, previous in pairs:
                 console.eprintln(f"  Index timestamp: {index_ts}, Previously indexed timestamp: {previous}")
-        for pairs in self.not_found.values():
-            console.eprintln("The following indexed offsets are not found in the log.")
+        for name, pairs in self.not_found.items():
+            console.eprintln(f"The following indexed offsets are not found in :{name}")
             for indexed, found in pairs:
                 console.eprintln(f"Indexed offset: {indexed}, found log offset: {found}")
 

@@ -53,7 +53,7 @@ def test_mismatches_are_reported_on_stderr_after_the_dump(tmp_path):
     assert out.stderr == (f"Mismatches in :{tmp_path / INDEX}\n  Index offset: 4, log offset: 5\n"
                           f"Found timestamp mismatch in :{tmp_path / TIME_INDEX}\n"
                           f"  Index timestamp: {NOW + 9}, log timestamp: {NOW + 5}\n"
-                          "The following indexed offsets are not found in the log.\n"
+                          f"The following indexed offsets are not found in :{tmp_path / TIME_INDEX}\n"
                           "Indexed offset: 7, found log offset: 8\n")
 
 
