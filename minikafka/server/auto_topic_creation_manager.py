@@ -13,9 +13,11 @@ leaders appear.
 
 * a name Kafka refuses gets INVALID_TOPIC_EXCEPTION and nothing is sent;
 * a name whose creation is already in flight is not sent twice;
-* an ordinary topic gets the broker's ``num.partitions`` partitions and
-  ``default.replication.factor`` replicas (see below for what 4.3.1 sends
-  instead); the internal topics get their
+* an ordinary topic is asked for with ``num.partitions`` partitions and
+  ``default.replication.factor`` replicas if this broker's properties set
+  them, otherwise with -1, which the controller replaces by its own
+  settings (KAFKA-19655; Kafka 4.1 always sent the broker's values); the
+  internal topics get their
   coordinators' settings (``__consumer_offsets``: ``offsets.topic.*`` and a
   compacted log).
 
@@ -25,13 +27,8 @@ defaults above and ``request.timeout.ms``, and the channel that forwards a
 request to the active controller (retrying across controller changes until
 the timeout) and calls back with the answer.
 
-Mirrors ``kafka.server.DefaultAutoTopicCreationManager`` (Kafka 4.3.1) with
-one difference: since KAFKA-19655 Kafka sends -1 (the controller's own
-default) for the partition count and the replication factor of an ordinary
-topic unless the broker's own properties set ``num.partitions`` /
-``default.replication.factor``; the sandbox always sends the broker's
-effective values, as Kafka 4.1 did (the two only differ when broker and
-controller are configured differently).  Simplified: the request is not
+Mirrors ``kafka.server.DefaultAutoTopicCreationManager`` (Kafka 4.3.1).
+Simplified: the request is not
 wrapped in an Envelope carrying the client's principal (the sandbox has no
 principals); ``__transaction_state`` and ``__share_group_state`` use Kafka's
 default coordinator settings, as the sandbox has no transaction or share
@@ -111,8 +108,10 @@ class AutoTopicCreationManager:
             partitions, replication, configs = _COORDINATOR_TOPICS[topic]
             return CreatableTopic(topic, partitions, replication,
                                   configs=tuple(CreatableTopicConfig(k, v) for k, v in configs))
-        return CreatableTopic(topic, int(config.get("num.partitions")),
-                              int(config.get("default.replication.factor")))
+        # Only what this broker's own properties set is sent; -1 lets the controller apply its
+        # own defaults, so a topic's shape does not depend on which broker a client asked.
+        return CreatableTopic(topic, _explicit_int(config, "num.partitions"),
+                              _explicit_int(config, "default.replication.factor"))
 
     def _send(self, topics: tuple[CreatableTopic, ...]) -> None:
         timeout_ms = int(self.kafka_config().get("request.timeout.ms"))
@@ -123,3 +122,8 @@ class AutoTopicCreationManager:
             self.inflight_topics.difference_update(names)
 
         self.forward_to_controller(CreateTopicsRequest(topics, timeout_ms), answered, timeout_ms)
+
+
+def _explicit_int(config: KafkaConfig, name: str) -> int:
+    """``name``'s value if the broker's properties set it, else -1 (the controller's default)."""
+    return int(config.get(name)) if name in config.originals else -1

@@ -25,6 +25,8 @@ def test_creation_requests_are_sent_once_and_use_the_broker_defaults():
         assert c.wait_until(lambda: not manager.inflight_topics, 5000)
         assert "fresh" in c.topics()
         assert [len(c.replicas("fresh", p)) for p in range(4)] == [2, 2, 2, 2]
+        fresh = manager.creatable_topic("fresh")                  # set in server.properties: sent as set
+        assert (fresh.num_partitions, fresh.replication_factor) == (4, 2)
     finally:
         c.stop()
 
@@ -39,8 +41,11 @@ def test_internal_topics_get_their_coordinators_settings():
         txn = manager.creatable_topic("__transaction_state")
         assert (txn.num_partitions, txn.replication_factor) == (50, 3)
         assert ("min.insync.replicas", "2") in {(k.name, k.value) for k in txn.configs}
-        plain = manager.creatable_topic("plain")
-        assert (plain.num_partitions, plain.replication_factor, plain.configs) == (1, 1, ())
+        plain = manager.creatable_topic("plain")          # not set: -1, the controller's defaults (KAFKA-19655)
+        assert (plain.num_partitions, plain.replication_factor, plain.configs) == (-1, -1, ())
+        c.driver.invoke(1, lambda node: manager.create_topics(["plain"]))
+        assert c.wait_until(lambda: "plain" in c.topics(), 5000)
+        assert len(c.snapshot().topic("plain").partitions) == 1 and len(c.replicas("plain", 0)) == 1
     finally:
         c.stop()
 
