@@ -8,8 +8,9 @@ the same command works against the sandbox and against a real cluster.
 its first call, because that is when the Java ``Admin`` client first needs
 a broker: a tool that fails on its arguments never connects.  If no broker
 answers, Kafka's admin client gives up after ``default.api.timeout.ms``
-(60 s) with ``Timed out waiting for a node assignment. Call: <call name>``;
-the connection raises that same ``TimeoutException``.
+(60 s), or the call's own ``timeoutMs`` (``bootstrap_timeout_ms``), with
+``Timed out waiting for a node assignment. Call: <call name>``; the
+connection raises that same ``TimeoutException``.
 
 Where kafka-python's admin client has no method for a call (DescribeConfigs
 for ``--entity-default``, ElectLeaders with its per-partition errors), the
@@ -99,6 +100,9 @@ class AdminConnection:
         self.bootstrap_servers = bootstrap_servers
         self.client_id = client_id
         self.bootstrap_timeout_ms = bootstrap_timeout_ms
+        # Each call's deadline (a tool's --timeout, as Kafka's calls take it from their timeoutMs option);
+        # `minikafka.cli.coordinator_call` keeps it.
+        self.api_timeout_ms = DEFAULT_API_TIMEOUT_MS
         self._admin = None                      # KafkaAdminClient once connected
 
     def admin(self, call_name: str):
@@ -118,12 +122,15 @@ class AdminConnection:
                 raise TimeoutException(f"Timed out waiting for a node assignment. Call: {call_name}") from None
         return self._admin
 
-    def send(self, request, call_name: str, node_id: int | None = None):
-        """Send a kafka-python protocol request to ``node_id`` (any broker if None); the response."""
+    def send(self, request, call_name: str, node_id: int | None = None, request_timeout_ms: int | None = None):
+        """Send a kafka-python protocol request to ``node_id`` (any broker if None); the response.
+
+        ``request_timeout_ms`` bounds the wait for the answer (kafka-python's ``request_timeout_ms`` if None).
+        """
         admin = self.admin(call_name)
 
         async def call():
-            return await admin._manager.send(request, node_id=node_id)
+            return await admin._manager.send(request, node_id=node_id, request_timeout_ms=request_timeout_ms)
         return admin._manager.run(call)
 
     def broker_endpoint(self, node_id: int) -> tuple[str, int] | None:

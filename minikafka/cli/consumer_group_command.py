@@ -26,15 +26,24 @@ other), then exactly one action runs:
   succeeded for deleting offsets from group g.`` or the error, and a table
   of each partition's outcome.
 
+``--timeout`` (default 30000 ms, as in Kafka) is the deadline of each
+admin call, retries included, and of the wait for a first broker: a
+coordinator that answers COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR or
+COORDINATOR_NOT_AVAILABLE is asked again, with Kafka's backoff, until it
+runs out (`minikafka.cli.coordinator_call`); then the call fails with
+Kafka's ``TimeoutException``.
+
 A failed action prints ``Error: Executing consumer group command failed
 due to <exception>``; like Kafka, whose ``main`` returns normally after
 printing it, the tool still exits 0.  An unknown option escapes Kafka's
 ``main`` and the JVM prints ``Exception in thread "main" ...`` (exit 1).
 
 Mirrors ``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`` and
-``ConsumerGroupCommandOptions`` (4.3.1).  Simplified: ``--timeout`` and
-``--command-config`` are accepted and not used; Java stack traces after an
-error are left out.
+``ConsumerGroupCommandOptions`` (4.3.1).  Simplified: ``--command-config``
+is accepted and not read; ``--timeout`` bounds only the calls to group
+coordinators (listing groups, describing topics and looking up log offsets
+keep kafka-python's 30 s request timeout); Java stack traces after an error
+are left out.
 """
 
 from __future__ import annotations
@@ -42,13 +51,14 @@ from __future__ import annotations
 import re
 
 from minikafka.cli import command_line_utils as clu
-from minikafka.cli.admin_client import AdminConnection, ExecutionException, error_for, execution, java_string
+from minikafka.cli.admin_client import AdminConnection, ExecutionException, java_string
+from minikafka.cli.coordinator_call import CoordinatorCall, group_error
 from minikafka.cli.consumer_group_delete_offsets import delete_offsets
 from minikafka.cli.consumer_group_reset import reset_offsets
-from minikafka.cli.consumer_group_describe import coordinator_ids, describe_groups, group_listings, list_group_ids
+from minikafka.cli.consumer_group_describe import describe_groups, group_listings, list_group_ids
 from minikafka.cli.offsets_utils import UsageError
 from minikafka.cli.option_parser import OPTIONAL_ARG, OptionException, OptionParser, REQUIRED_ARG, long
-from minikafka.common.errors import KafkaException
+from minikafka.common.errors import Errors, KafkaException
 from minikafka.tools import consumer_group_command_output as output
 from minikafka.tools.java_hash_codes import string_order
 
@@ -75,8 +85,8 @@ def build_parser() -> OptionParser:
                        ("dry-run", "Show what would be reset."), ("execute", "Reset the offsets."),
                        ("export", "Print the reset plan as CSV.")):
         p.accepts(name, text)
-    p.accepts("timeout", "How long to wait for answers (ms).", argument=REQUIRED_ARG, convert=long, default=30000,
-              described_as="timeout (ms)")
+    p.accepts("timeout", "How long each admin call may take, retries included (ms).", argument=REQUIRED_ARG,
+              convert=long, default=30000, described_as="timeout (ms)")
     p.accepts("command-config", "Admin client properties file.", argument=REQUIRED_ARG,
               described_as="command config property file")
     for name, convert, what in (("to-offset", long, "offset"), ("from-file", str, "path to CSV file"),
@@ -171,17 +181,14 @@ def list_groups(connection: AdminConnection, p: OptionParser, o) -> output.ToolO
 
 
 def delete_groups(connection: AdminConnection, group_ids: list[str]) -> output.ToolOutput:
-    """DeleteGroups on each group's coordinator; Kafka's success and failure lines."""
+    """DeleteGroups on each group's coordinator (retried until --timeout); Kafka's success and failure lines."""
     from kafka.protocol.admin import DeleteGroupsRequest
-    admin = connection.admin("deleteConsumerGroups")
-    coordinators = coordinator_ids(admin, group_ids)
-    errors: dict[str, KafkaException | None] = {}
-    for node in dict.fromkeys(coordinators.values()):
-        mine = [g for g in group_ids if coordinators[g] == node]
-        response = execution(lambda: connection.send(DeleteGroupsRequest(groups_names=mine), "deleteConsumerGroups",
-                                                     node_id=node))
-        for result in response.results:
-            errors[result.group_id] = error_for(result.error_code) if result.error_code else None
+    call = CoordinatorCall(connection, "deleteConsumerGroups", "DELETE_GROUPS")
+
+    def split(response, groups):
+        return {r.group_id: (Errors.for_code(r.error_code), group_error(r.error_code)) for r in response.results}
+    errors: dict[str, KafkaException | None] = call.run(
+        group_ids, lambda groups: DeleteGroupsRequest(groups_names=groups), split)
     console = output.Console()
     succeeded = string_order(g for g, e in errors.items() if e is None)
     failed = {g: e for g, e in errors.items() if e is not None}
@@ -239,6 +246,9 @@ def main(args: list[str]) -> int:
     with AdminConnection("") as connection:
         try:
             connection.bootstrap_servers = o.value_of("bootstrap-server")
+            # Kafka passes --timeout to every Admin call as its timeoutMs: the deadline of the call, retries
+            # included, and so also of the wait for a first broker.
+            connection.api_timeout_ms = connection.bootstrap_timeout_ms = o.value_of("timeout")
             result = run(connection, p, o)
         except (OptionException, UsageError) as exc:     # IllegalArgumentException: usage, exit 1
             clu.print_usage_and_exit(p, str(exc))

@@ -19,37 +19,45 @@ error" -- and a table of every partition's outcome follows (see
 partition ``-1`` is not part of the call, so it can sit under a "succeeded"
 line, as it does in Kafka.
 
+A coordinator that answers COORDINATOR_LOAD_IN_PROGRESS is asked again, and
+one that answers NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE is looked up
+again, with Kafka's backoff, until ``--timeout`` runs out
+(`minikafka.cli.coordinator_call`).  Then every partition fails with the
+``TimeoutException``: the first line is ``Error: Encountered some unknown
+error: REQUEST_TIMED_OUT`` and each row ``Error: org.apache.kafka.common.
+errors.TimeoutException: Timed out waiting for a node assignment. Call:
+offsetDelete(api=OFFSET_DELETE)``.  A whole call that fails (DescribeTopics
+with no broker, say) fails each of its topics the same way, on its row
+(``Error: ...TimeoutException: Timed out waiting for a node assignment.
+Call: describeTopicPartitions``).
+
 Mirrors ``ConsumerGroupCommand.ConsumerGroupService.deleteOffsets`` with
 ``Admin.deleteConsumerGroupOffsets`` (``DeleteConsumerGroupOffsetsHandler``,
-``DeleteConsumerGroupOffsetsResult``), Kafka 4.3.1.  Simplified: a
-coordinator that answers NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or
-COORDINATOR_LOAD_IN_PROGRESS is asked again a few times, not until
-``--timeout`` runs out, and the coordinator is not looked up again.
+``DeleteConsumerGroupOffsetsResult``), Kafka 4.3.1.
 """
 
 from __future__ import annotations
 
-import time
-
 from minikafka.cli.admin_client import AdminConnection, ExecutionException, error_for, execution, java_string
-from minikafka.cli.consumer_group_describe import coordinator_ids
+from minikafka.cli.coordinator_call import CoordinatorCall
 from minikafka.cli.offsets_utils import parse_topic_with_partitions
-from minikafka.common.errors import Errors
+from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.tools import consumer_group_command_output as output
 from minikafka.tools.java_hash_codes import hash_set_capacity, string_order, topic_partition_order
 
-RETRIABLE = (Errors.NOT_COORDINATOR, Errors.COORDINATOR_NOT_AVAILABLE, Errors.COORDINATOR_LOAD_IN_PROGRESS)
-ATTEMPTS = 10
-RETRY_BACKOFF_S = 0.1                                   # Kafka's retry.backoff.ms default
 
-
-def whole_topic_partitions(admin, topics: list[str],
-                           failures: dict[TopicPartition, str]) -> list[TopicPartition]:
+def whole_topic_partitions(connection: AdminConnection, topics: list[str],
+                           failures: dict[TopicPartition, str | None]) -> list[TopicPartition]:
     """Every partition of ``topics`` (DescribeTopics); a topic that fails goes to ``failures`` as ``t-(-1)``."""
     if not topics:
         return []
-    described = execution(lambda: admin.describe_topics(topics))
+    try:
+        # Kafka 4.3.1 describes topics by name with DescribeTopicPartitions: that is the call that times out.
+        described = execution(lambda: connection.admin("describeTopicPartitions").describe_topics(topics))
+    except ExecutionException as exc:          # the call failed as a whole: so did each topic's future
+        failures.update({TopicPartition(t, -1): exc.message for t in topics})
+        return []
     found = []
     for topic in described:
         if topic["error_code"]:
@@ -61,7 +69,8 @@ def whole_topic_partitions(admin, topics: list[str],
 
 
 def send_offset_delete(connection: AdminConnection, group_id: str, partitions: list[TopicPartition]):
-    """OffsetDelete v0 to the group's coordinator, asked again while it answers a retriable error."""
+    """OffsetDelete v0 to the group's coordinator, retried until --timeout; the response, or the call's
+    failure (`ExecutionException`)."""
     from kafka.protocol.consumer.group import OffsetDeleteRequest
     Topic = OffsetDeleteRequest.OffsetDeleteRequestTopic
     by_topic: dict[str, list[int]] = {}
@@ -70,14 +79,12 @@ def send_offset_delete(connection: AdminConnection, group_id: str, partitions: l
     request = OffsetDeleteRequest[0](group_id=group_id, topics=[
         Topic(name=t, partitions=[Topic.OffsetDeleteRequestPartition(partition_index=p) for p in ps])
         for t, ps in by_topic.items()])
-    admin = connection.admin("deleteConsumerGroupOffsets")
-    node = coordinator_ids(admin, [group_id])[group_id]
-    for _ in range(ATTEMPTS):
-        response = execution(lambda: connection.send(request, "deleteConsumerGroupOffsets", node_id=node))
-        if Errors.for_code(response.error_code) not in RETRIABLE:
-            break
-        time.sleep(RETRY_BACKOFF_S)
-    return response
+    call = CoordinatorCall(connection, "offsetDelete", "OFFSET_DELETE")
+    answer = call.run([group_id], lambda groups: request,
+                      lambda response, groups: {group_id: (Errors.for_code(response.error_code), response)})[group_id]
+    if isinstance(answer, KafkaException):
+        raise ExecutionException(answer)
+    return answer
 
 
 def judge(response, partitions: list[TopicPartition]) -> tuple[Errors, dict[TopicPartition, str | None]]:
@@ -109,9 +116,8 @@ def delete_offsets(connection: AdminConnection, group_id: str, topic_args: list[
     with_partitions = string_order(a for a in topic_args if ":" in a)
     whole_topics = string_order(a for a in topic_args if ":" not in a)
     named = [tp for arg in with_partitions for tp in parse_topic_with_partitions(arg)]  # bad args: usage, exit 1
-    admin = connection.admin("describeTopics")
     failures: dict[TopicPartition, str | None] = {}
-    partitions = list(dict.fromkeys(named + whole_topic_partitions(admin, whole_topics, failures)))
+    partitions = list(dict.fromkeys(named + whole_topic_partitions(connection, whole_topics, failures)))
     try:
         response = send_offset_delete(connection, group_id, partitions)
     except ExecutionException as exc:                      # the call failed as a whole (no broker...)

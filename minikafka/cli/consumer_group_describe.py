@@ -15,10 +15,17 @@ offsets.  The ids come out in the order the brokers answered.
 3. ListOffsets (latest) for every partition that is assigned or has a
    commit: the log end offsets, so that lag = log end offset - committed.
 
-A coordinator that answers with an error (``GroupIdNotFoundException:
-Group g not found.``) fails the whole command, as ``describeConsumerGroups
-(...).all().get()`` does in Kafka.  The facts become
-`minikafka.tools.consumer_group_command_output.ConsumerGroupDescription`\\ s,
+DescribeGroups and OffsetFetch are calls to the group's coordinator
+(`minikafka.cli.coordinator_call`): a coordinator that is loading, moved
+or not available is asked again until ``--timeout`` runs out, then the
+command fails with ``TimeoutException: Timed out waiting for a node
+assignment. Call: describeConsumerGroups(api=DESCRIBE_GROUPS)`` (for
+OffsetFetch ``java.util.concurrent.ExecutionException: ...TimeoutException:
+... Call: offsetFetch(api=OFFSET_FETCH)``: Kafka's ``getCommittedOffsets``
+wraps its failure in a ``RuntimeException``).  Any other error
+(``GroupIdNotFoundException: Group g not found.``) fails the whole command,
+as ``describeConsumerGroups(...).all().get()`` does in Kafka.  The facts
+become `minikafka.tools.consumer_group_command_output.ConsumerGroupDescription`\\ s,
 which that module prints.
 
 Mirrors ``ConsumerGroupCommand.ConsumerGroupService`` (``listConsumerGroups``,
@@ -31,8 +38,12 @@ assignments are unknown.
 
 from __future__ import annotations
 
-from minikafka.cli.admin_client import AdminConnection, ExecutionException, error_for, execution
+from typing import Any
+
+from minikafka.cli.admin_client import AdminConnection, ExecutionException, execution, from_client_error, java_string
+from minikafka.cli.coordinator_call import CoordinatorCall, group_error
 from minikafka.cli.option_parser import OptionSet
+from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.tools import consumer_group_command_output as output
 from minikafka.tools.tool_output import ToolOutput
@@ -41,8 +52,8 @@ CONSUMER_PROTOCOL_TYPES = ("consumer", "")
 
 
 def _listed(connection: AdminConnection) -> list[dict]:
-    admin = connection.admin("listConsumerGroups")
-    groups = execution(lambda: admin.list_groups())
+    # Admin.listGroups first looks for every broker: with none answering, that call is the one that times out.
+    groups = execution(lambda: connection.admin("findAllBrokers").list_groups())
     return [g for g in groups if g.get("protocol_type", "consumer") in CONSUMER_PROTOCOL_TYPES]
 
 
@@ -68,20 +79,57 @@ def _assignment(raw: bytes | None) -> tuple[TopicPartition, ...]:
     return tuple(TopicPartition(t.topic, p) for t in decoded.assigned_partitions for p in t.partitions)
 
 
-def coordinator_ids(admin, group_ids) -> dict[str, int]:
-    """FindCoordinator for each group (through kafka-python's admin client): group id -> node id."""
-    return execution(lambda: admin._manager.run(admin._find_coordinator_ids, list(group_ids)))
+def describe_consumer_groups(connection: AdminConnection, group_ids) -> tuple[dict[str, Any], dict[str, int]]:
+    """``Admin.describeConsumerGroups``: DescribeGroups on each group's coordinator, retried until --timeout.
 
-
-def described_group(connection: AdminConnection, group_id: str, node: int):
-    """DescribeGroups for one group on its coordinator; a group error fails the call."""
+    Each group's answer (or the `KafkaException` its future fails with), and the coordinators found.
+    """
     from kafka.protocol.admin import DescribeGroupsRequest
-    request = DescribeGroupsRequest(groups=[group_id], include_authorized_operations=False)
-    response = execution(lambda: connection.send(request, "describeConsumerGroups", node_id=node))
-    group = response.groups[0]
-    if group.error_code:
-        raise ExecutionException(error_for(group.error_code, getattr(group, "error_message", None)))
-    return group
+    call = CoordinatorCall(connection, "describeConsumerGroups", "DESCRIBE_GROUPS")
+
+    def split(response, groups):
+        return {g.group_id: (Errors.for_code(g.error_code),
+                             group_error(g.error_code, getattr(g, "error_message", None)) or g)
+                for g in response.groups}
+    answers = call.run(list(group_ids), lambda groups: DescribeGroupsRequest(
+        groups=groups, include_authorized_operations=False), split)
+    return answers, call.coordinators
+
+
+def described_group(answers: dict[str, Any], group_id: str):
+    """A group's description; its failure raised as ``KafkaFuture.get`` throws it."""
+    answer = answers[group_id]
+    if isinstance(answer, KafkaException):
+        raise ExecutionException(answer)
+    return answer
+
+
+def committed_offsets(connection: AdminConnection, group_id: str) -> dict:
+    """``Admin.listConsumerGroupOffsets`` of one group (OffsetFetch, retried until --timeout).
+
+    kafka-python's ``{TopicPartition: OffsetAndMetadata}``.  A failure raises what Kafka's
+    ``getCommittedOffsets`` throws: a ``RuntimeException`` around the ``ExecutionException``, whose message
+    names both (``java.util.concurrent.ExecutionException: org.apache.kafka...``).
+    """
+    call = CoordinatorCall(connection, "offsetFetch", "OFFSET_FETCH")
+
+    def build(groups):
+        ((_, request),) = connection.admin("offsetFetch")._list_group_offsets_requests({groups[0]: None})
+        return request
+
+    def split(response, groups):
+        group = response.groups[0] if response.API_VERSION >= 8 else response
+        failure = group_error(group.error_code)
+        if failure is not None:
+            return {groups[0]: (failure.error, failure)}
+        try:
+            return {groups[0]: (Errors.NONE, connection.admin("offsetFetch")._parse_group_offsets(group))}
+        except Exception as exc:             # a partition's error fails the group, as kafka-python reads it
+            return {groups[0]: (Errors.NONE, from_client_error(exc))}
+    answer = call.run([group_id], build, split)[group_id]
+    if isinstance(answer, KafkaException):
+        raise KafkaException(f"java.util.concurrent.ExecutionException: {java_string(answer)}")
+    return answer
 
 
 def _log_end_offsets(admin, partitions: list[TopicPartition]) -> dict[TopicPartition, int]:
@@ -103,9 +151,10 @@ def _log_end_offsets(admin, partitions: list[TopicPartition]) -> dict[TopicParti
     return ends
 
 
-def _describe_one(admin, group, coordinator: tuple[int, str, int]) -> output.ConsumerGroupDescription:
+def _describe_one(connection: AdminConnection, group,
+                  coordinator: tuple[int, str, int]) -> output.ConsumerGroupDescription:
     group_id = group.group_id
-    committed = execution(lambda: admin.list_group_offsets({group_id: None}))[group_id]
+    committed = committed_offsets(connection, group_id)
     offsets = {TopicPartition(tp.topic, tp.partition): meta.offset for tp, meta in committed.items()}
     epochs = {TopicPartition(tp.topic, tp.partition): meta.leader_epoch for tp, meta in committed.items()
               if meta.leader_epoch is not None and meta.leader_epoch >= 0}
@@ -113,21 +162,20 @@ def _describe_one(admin, group, coordinator: tuple[int, str, int]) -> output.Con
                                              getattr(m, "group_instance_id", None))
                     for m in group.members)
     partitions = list(dict.fromkeys([tp for m in members for tp in m.assignment] + list(offsets)))
-    ends = _log_end_offsets(admin, partitions) if partitions else {}
+    ends = _log_end_offsets(connection.admin("listOffsets"), partitions) if partitions else {}
     return output.ConsumerGroupDescription(group_id, group.group_state, members, coordinator, group.protocol_data,
                                            offsets, ends, epochs)
 
 
 def describe_groups(connection: AdminConnection, group_ids: list[str], o: OptionSet) -> ToolOutput:
     """``describeGroups``: offsets (default), ``--members`` or ``--state`` of each group."""
-    admin = connection.admin("describeConsumerGroups")
-    coordinators = coordinator_ids(admin, group_ids)
+    answers, coordinators = describe_consumer_groups(connection, group_ids)
     descriptions = []
     for group_id in dict.fromkeys(group_ids):
+        group = described_group(answers, group_id)
         node = coordinators[group_id]
-        group = described_group(connection, group_id, node)
         host, port = connection.broker_endpoint(node) or ("", -1)
-        descriptions.append(_describe_one(admin, group, (node, host, port)))
+        descriptions.append(_describe_one(connection, group, (node, host, port)))
     verbose = o.has("verbose")
     if o.has("members"):
         return output.describe_members(descriptions, verbose)
@@ -136,4 +184,5 @@ def describe_groups(connection: AdminConnection, group_ids: list[str], o: Option
     return output.describe_offsets(descriptions, verbose)
 
 
-__all__ = ["list_group_ids", "group_listings", "describe_groups"]
+__all__ = ["list_group_ids", "group_listings", "describe_groups", "describe_consumer_groups", "described_group",
+           "committed_offsets"]
