@@ -58,7 +58,8 @@ def test_valid_list_checks_each_element():
     v.ensure_valid("p", ["compact", "delete"])
     v.ensure_valid("p", [])                    # cleanup.policy may be empty: never clean up
     assert fails(v, "p", ["delete", ""]) == "Configuration 'p' values must not be empty."
-    assert fails(v, "p", ["delete", "x"]) == "Invalid value x for configuration p: String must be one of: compact, delete"
+    assert fails(v, "p", ["delete", "x"]) == (
+        "Invalid value x for configuration p: String must be one of: compact, delete")
     # Unreachable through ConfigDef.parse_value, which drops repeats first.
     assert fails(v, "p", ["delete", "delete"]) == "Configuration 'p' values must not be duplicated."
     assert fails(v, "p", None) == "Configuration 'p' values must not be null."
