@@ -13,20 +13,17 @@ on that entity (or all of them with ``--all``).  Without a name it
 describes every topic, or every broker and then the cluster default.
 
 ``--alter`` parses ``--add-config k1=v1,k2=[a,b]`` (square brackets group
-values containing commas) and ``--delete-config k1,k2``, refuses to delete
-a config the entity does not have dynamically (``Invalid config(s): k1``),
-then sends one IncrementalAlterConfigs (deletes, then sets) and prints
-``Completed updating config for topic orders.``
+values containing commas) and ``--delete-config k1,k2``, then sends one
+IncrementalAlterConfigs (deletes, then sets) without asking what is set
+first: deleting a config the entity does not have is a no-op.  It prints
+``Completed updating config for topic orders.``; what the broker refuses
+(a bad value, a topic that does not exist) comes back as the error.
 
 Argument and configuration mistakes print one line on standard error
 (exit 1); any other failure prints ``Error while executing config command
 with args '<args>'`` and the exception.
 
-Mirrors ``kafka.admin.ConfigCommand`` (4.1.1, Scala).  Kafka 4.3.1 differs:
-it only checks ``--delete-config`` names against the current configs for
-broker loggers; for topics and brokers it sends the deletion, and deleting a
-config that is not set is a no-op instead of ``Invalid config(s): k1``.
-Simplified: the
+Mirrors ``kafka.admin.ConfigCommand`` (Kafka 4.3.1, Scala).  Simplified: the
 entity types users, clients, ips, client-metrics, groups and
 broker-loggers are recognised but not available; ``--bootstrap-controller``
 is refused (kafka-python cannot talk to controllers); ``--command-config``
@@ -225,13 +222,7 @@ def describe(connection: AdminConnection, entity_type: str, name: str | None, de
 
 # ----------------------------------------------------------------------------- IncrementalAlterConfigs
 def alter(connection: AdminConnection, entity_type: str, name: str, to_add: dict[str, str], to_delete: list[str]):
-    source = "DYNAMIC_TOPIC_CONFIG" if entity_type == "topics" else (
-        "DYNAMIC_BROKER_CONFIG" if name else "DYNAMIC_DEFAULT_BROKER_CONFIG")
-    current = {e.name for e in resource_config(connection, entity_type, name, include_synonyms=False)
-               if e.source == source}
-    invalid = [n for n in to_delete if n not in current]
-    if invalid:
-        raise InvalidConfigurationException(f"Invalid config(s): {','.join(invalid)}")
+    """One IncrementalAlterConfigs, unchecked: deleting a config that is not set is the broker's no-op."""
     from kafka.protocol.admin import IncrementalAlterConfigsRequest
     entries = [(n, 1, None) for n in to_delete] + [(n, 0, v) for n, v in to_add.items()]
     request = IncrementalAlterConfigsRequest(resources=[(RESOURCE_TYPES[entity_type], name, entries)],

@@ -18,18 +18,17 @@ first, as ``SOURCE:name=value`` joined by ``, ``; a sensitive value (and an
 unset one) prints as ``null``.  Without ``--entity-name`` the tool repeats
 this for every topic, or every broker followed by the cluster default.
 
-A topic or broker that does not exist is reported on stdout as ``The topic
-'x' doesn't exist and doesn't have dynamic config.``  ``--alter`` prints
+``--describe`` of a topic or broker that does not exist prints ``The topic
+'x' doesn't exist and doesn't have dynamic config.`` on stdout.  ``--alter`` prints
 ``Completed updating config for topic orders.`` (``... default config for
-brokers in the cluster.`` for the default); deleting a config the resource
-does not have fails with ``Invalid config(s): a,b`` on standard error, as in
-Kafka 4.1.1 (4.3.1 keeps that check for broker loggers only: for topics and
-brokers such a deletion is a no-op and prints the "Completed" line).
+brokers in the cluster.`` for the default), also when it only deleted a
+config the resource does not have: that deletion is a no-op.
 
-Mirrors ``kafka.admin.ConfigCommand`` (4.3.1: ``describeResourceConfig``,
-``getResourceConfig``, ``alterConfig``; `alter_invalid_deletes` as in
-4.1.1).  Simplified: quotas, users, clients, IPs and SCRAM credentials are
-not modelled; unexpected failures, which Kafka reports with the whole
+Mirrors ``kafka.admin.ConfigCommand`` (Kafka 4.3.1: ``describeResourceConfig``,
+``getResourceConfig``, ``alterConfig``).  Simplified: quotas, users, clients,
+IPs, broker loggers and SCRAM credentials are not modelled (nor their
+``Invalid config(s): a,b`` and ``Invalid broker logger(s): a,b`` refusals of a
+deletion); unexpected failures, which Kafka reports with the whole
 command line and a stack trace, are not either.
 """
 
@@ -150,13 +149,6 @@ def alter_completed(entity_type: str, entity_name: str) -> ToolOutput:
     return console.result()
 
 
-def alter_invalid_deletes(names: Sequence[str]) -> ToolOutput:
-    """``--delete-config`` of names the resource does not have: ``InvalidConfigurationException``."""
-    console = Console()
-    console.eprintln(f"Invalid config(s): {','.join(names)}")
-    return console.result(exit_code=1)
-
-
 def from_describe_result(result) -> list[DescribedConfig]:
     """Adapt `minikafka.common.config.describe.DescribeConfigsResult` (or any entries with the same fields)."""
     return [DescribedConfig(e.name, e.value, e.source.name, e.is_sensitive,
@@ -165,5 +157,5 @@ def from_describe_result(result) -> list[DescribedConfig]:
 
 
 __all__ = ["ConfigSynonym", "DescribedConfig", "entry_line", "heading", "format_entity", "does_not_exist",
-           "describe", "entity_order", "alter_completed", "alter_invalid_deletes", "from_describe_result",
+           "describe", "entity_order", "alter_completed", "from_describe_result",
            "TOPICS", "BROKERS", "BROKER_LOGGERS", "GROUPS", "CLIENT_METRICS", "BROKER_DEFAULT"]

@@ -63,9 +63,12 @@ def test_alter_then_describe_a_topic(cluster, cli):
         "  cleanup.policy=compact,delete sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact,delete,"
         " DEFAULT_CONFIG:log.cleanup.policy=delete}\n"
         "  retention.ms=60000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=60000}\n")
-    invalid = cli("configs", "--bootstrap-server", bs, "--topic", "orders", "--alter", "--delete-config",
-                  "retention.ms,segment.ms")
-    assert (invalid.code, invalid.err) == (1, "Invalid config(s): segment.ms\n")
+    # Kafka 4.3.1 sends a deletion unchecked: segment.ms, never set, is a no-op.
+    assert cli("configs", "--bootstrap-server", bs, "--topic", "orders", "--alter", "--delete-config",
+               "retention.ms,segment.ms") == type(cli("topics"))(0, "Completed updating config for topic orders.\n", "")
+    assert cli("configs", "--bootstrap-server", bs, "--topic", "orders", "--describe").out.endswith(
+        "  cleanup.policy=compact,delete sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact,"
+        "delete, DEFAULT_CONFIG:log.cleanup.policy=delete}\n")
     assert cli("configs", "--bootstrap-server", bs, "--topic", "orders", "--alter", "--delete-config",
                "retention.ms,cleanup.policy").code == 0
     assert cli("configs", "--bootstrap-server", bs, "--topic", "orders", "--describe").out == \
@@ -94,6 +97,10 @@ def test_broker_and_cluster_default_configs(cluster, cli):
         "  min.insync.replicas=1 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:min.insync.replicas=1}\n")
     assert cli("configs", "--bootstrap-server", bs, "--broker", "7", "--describe").out == \
         "The broker '7' doesn't exist and doesn't have dynamic config.\n"
+    for args, done in [(("--broker", "2"), "config for broker 2"),
+                       (("--broker-defaults",), "default config for brokers in the cluster")]:
+        unset = cli("configs", "--bootstrap-server", bs, *args, "--alter", "--delete-config", "log.cleaner.backoff.ms")
+        assert unset == type(unset)(0, f"Completed updating {done}.\n", "")     # as 4.3.1: a no-op
 
 
 @pytest.mark.live
@@ -106,3 +113,31 @@ def test_a_refused_value_is_reported_with_the_command_line(cluster, cli):
                           "java.util.concurrent.ExecutionException: org.apache.kafka.common.errors."
                           "InvalidConfigurationException: Invalid value soon for configuration retention.ms: Not a "
                           "number of type LONG\n")
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("add_config, error", [         # the first two lines of Kafka 4.3.1's kafka-configs.sh
+    ("cleanup.policy=[delete,]", "InvalidConfigurationException: Configuration 'cleanup.policy' values must not be "
+                                 "empty."),
+    ("retention.ms=1", "UnknownTopicOrPartitionException: The topic 'nope' does not exist."),
+])
+def test_refusals_of_list_values_and_missing_topics(cluster, cli, add_config, error):
+    topic = "nope" if "nope" in error else "orders"
+    args = ("--bootstrap-server", cluster.bootstrap_servers, "--topic", topic, "--alter", "--add-config", add_config)
+    before = cli("configs", "--bootstrap-server", cluster.bootstrap_servers, "--topic", "orders", "--describe").out
+    assert cli("configs", *args) == type(cli("topics"))(
+        1, "", f"Error while executing config command with args '{' '.join(args)}'\n"
+               f"java.util.concurrent.ExecutionException: org.apache.kafka.common.errors.{error}\n")
+    assert cli("configs", "--bootstrap-server", cluster.bootstrap_servers, "--topic", "orders", "--describe").out \
+        == before
+
+
+@pytest.mark.live
+def test_repeated_list_elements_are_dropped(cluster, cli):
+    bs = cluster.bootstrap_servers
+    assert cli("configs", "--bootstrap-server", bs, "--topic", "orders", "--alter", "--add-config",
+               "cleanup.policy=[delete,delete]").code == 0
+    assert "  cleanup.policy=delete sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=delete, " in \
+        cli("configs", "--bootstrap-server", bs, "--topic", "orders", "--describe").out
+    assert cli("configs", "--bootstrap-server", bs, "--topic", "orders", "--alter", "--delete-config",
+               "cleanup.policy").code == 0

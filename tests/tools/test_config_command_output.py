@@ -71,13 +71,11 @@ def test_describe_all_brokers_lists_each_then_the_default():
     assert cc.entity_order(cc.TOPICS, ["b", "a"]) == ["a", "b"]
 
 
-def test_missing_entities_and_bad_deletes():
+def test_missing_entities_and_bad_broker_ids():
     missing = cc.describe(cc.TOPICS, [("nope", None)])
     assert (missing.stdout, missing.exit_code) == (
         "The topic 'nope' doesn't exist and doesn't have dynamic config.\n", 0)
     assert cc.does_not_exist(cc.BROKERS, "7") == "The broker '7' doesn't exist and doesn't have dynamic config."
-    bad = cc.alter_invalid_deletes(["a", "b"])
-    assert (bad.stderr, bad.stdout, bad.exit_code) == ("Invalid config(s): a,b\n", "", 1)
     not_an_id = cc.describe(cc.BROKERS, [("x", [])])
     assert (not_an_id.stderr, not_an_id.exit_code) == (
         "The entity name for brokers must be a valid integer broker id, found: x\n", 1)

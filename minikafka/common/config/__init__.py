@@ -1,7 +1,6 @@
 """Kafka's configuration model: ConfigDef, topic and broker configs, DescribeConfigs, alters.
 
-Modules, each mirroring one Kafka concept (Kafka 4.3.1; where a module still
-follows 4.1, its docstring says so):
+Modules, each mirroring one Kafka concept (Kafka 4.3.1):
 
 * `config_def` / `validators` -- ``ConfigDef``: types, parsing, validators, error texts;
 * `java_values` -- how the JVM parses and prints config values;

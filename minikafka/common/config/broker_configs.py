@@ -1,4 +1,4 @@
-"""Broker and controller configs: the names, types and defaults of Kafka 4.1's KafkaConfig.
+"""Broker and controller configs: the names, types and defaults of Kafka 4.3.1's KafkaConfig.
 
 Theory of operation
 -------------------
@@ -16,6 +16,13 @@ Several settings have synonyms that mean the same thing in other units:
 or ``.hours``.  `broker_config_synonyms` gives the group a name belongs to,
 highest priority first, as DescribeConfigs reports them.
 
+The listener and directory lists (``listeners``, ``advertised.listeners``,
+``controller.listener.names``, ``log.dir``, ``log.dirs``) must not be empty
+nor contain an empty element: ``log.dirs=`` fails with ``Configuration
+'log.dirs' must not be empty. Valid values include: any non-empty value``,
+``log.dirs=/a,`` with ``Configuration 'log.dirs' values must not be empty.``
+A repeated element is dropped (``process.roles=broker,broker`` is one role).
+
 The time settings named in ``minikafka.timing`` are all defined here, with
 Kafka's defaults; `timing_static_props` turns a timing profile into the
 ``server.properties`` lines a node starts with, so a learner who describes a
@@ -23,17 +30,10 @@ broker sees the teaching values as STATIC_BROKER_CONFIG, which is exactly
 what Kafka would show for a broker started with those lines.
 
 Mirrors ``AbstractKafkaConfig.CONFIG_DEF`` and the constants of
-``DynamicBrokerConfig`` (Kafka 4.1): ``ServerConfigs``, ``KRaftConfigs``,
+``DynamicBrokerConfig`` (Kafka 4.3.1): ``ServerConfigs``, ``KRaftConfigs``,
 ``MetadataLogConfig``, ``QuorumConfig``, ``SocketServerConfigs``,
 ``ReplicationConfigs``, ``GroupCoordinatorConfig``, ``CleanerConfig``,
-``LogConfig.SERVER_CONFIG_DEF`` and ``RemoteLogManagerConfig``.  Kafka 4.3.1
-has the same names and defaults, but 4.2's KAFKA-19112 changed some list
-configs, and the sandbox keeps 4.1's rows: in 4.3.1 ``controller.listener.names``
-is a LIST without a default (here a STRING defaulting to null) and
-``log.dir`` a LIST (here a STRING); ``listeners``, ``advertised.listeners``,
-``log.dir``, ``log.dirs`` and ``controller.listener.names`` refuse an empty
-list and empty elements, ``log.cleanup.policy`` empty elements;
-``num.replica.fetchers`` must be at least 1 (here unchecked).
+``LogConfig.SERVER_CONFIG_DEF`` and ``RemoteLogManagerConfig``.
 Simplified: only the ~100 settings the sandbox uses or a lesson may show are
 defined (Kafka has several hundred, e.g. SSL, SASL, quotas, share groups);
 unknown names are kept as custom properties, as Kafka keeps them.
@@ -110,6 +110,9 @@ def parse_voters(voters: list[str]) -> dict[int, tuple[str, int]]:
 
 QUORUM_VOTERS = LambdaValidator(_check_voters, "non-empty list")
 QUORUM_BOOTSTRAP_SERVERS = LambdaValidator(_check_bootstrap_servers, "non-empty list")
+# Listener and directory lists: at least one element, none of them empty.
+NON_EMPTY_LIST = ValidList.any_non_duplicate_values(empty_allowed=False, null_allowed=False)
+NON_EMPTY_LIST_OR_NULL = ValidList.any_non_duplicate_values(empty_allowed=False, null_allowed=True)
 
 BROKER_CONFIG_DEF = (
     ConfigDef()
@@ -128,12 +131,12 @@ BROKER_CONFIG_DEF = (
     .define("compression.zstd.level", Type.INT, 3, ZSTD_LEVEL)
     .define("fetch.max.bytes", Type.INT, 55 * MIB, Range.at_least(1024))
     # KRaftConfigs
-    .define("process.roles", Type.LIST, validator=ValidList.in_("broker", "controller"))
+    .define("process.roles", Type.LIST, validator=ValidList.in_("broker", "controller", empty_allowed=False))
     .define("node.id", Type.INT, validator=Range.at_least(0))
     .define("initial.broker.registration.timeout.ms", Type.INT, 60000)
     .define("broker.heartbeat.interval.ms", Type.INT, 2000)
     .define("broker.session.timeout.ms", Type.INT, 9000)
-    .define("controller.listener.names", Type.STRING, None)
+    .define("controller.listener.names", Type.LIST, validator=NON_EMPTY_LIST)
     # MetadataLogConfig
     .define("metadata.log.max.record.bytes.between.snapshots", Type.LONG, 20 * MIB, Range.at_least(1))
     .define("metadata.log.max.snapshot.interval.ms", Type.LONG, 3600000, Range.at_least(0))
@@ -144,8 +147,8 @@ BROKER_CONFIG_DEF = (
     .define("metadata.max.retention.ms", Type.LONG, 7 * 24 * 3600000)
     .define("metadata.max.idle.interval.ms", Type.INT, 500, Range.at_least(0))
     # SocketServerConfigs
-    .define("listeners", Type.LIST, "PLAINTEXT://:9092")          # LIST since Kafka 4.0
-    .define("advertised.listeners", Type.LIST, None)
+    .define("listeners", Type.LIST, "PLAINTEXT://:9092", NON_EMPTY_LIST)
+    .define("advertised.listeners", Type.LIST, None, NON_EMPTY_LIST_OR_NULL)
     .define("listener.security.protocol.map", Type.STRING, LISTENER_SECURITY_PROTOCOL_MAP_DEFAULT)
     .define("socket.request.max.bytes", Type.INT, 100 * MIB, Range.at_least(1))
     .define("num.network.threads", Type.INT, 3, Range.at_least(1))
@@ -158,7 +161,7 @@ BROKER_CONFIG_DEF = (
     .define("replica.fetch.backoff.ms", Type.INT, 1000, Range.at_least(0))
     .define("replica.fetch.min.bytes", Type.INT, 1)
     .define("replica.fetch.response.max.bytes", Type.INT, 10 * MIB, Range.at_least(0))
-    .define("num.replica.fetchers", Type.INT, 1)
+    .define("num.replica.fetchers", Type.INT, 1, Range.at_least(1))
     # ReplicationQuotaManagerConfig: the throttle's rate is measured over these windows
     .define("replication.quota.window.num", Type.INT, 11, Range.at_least(1))
     .define("replication.quota.window.size.seconds", Type.INT, 1, Range.at_least(1))
@@ -191,8 +194,8 @@ BROKER_CONFIG_DEF = (
     .define("log.cleaner.max.compaction.lag.ms", Type.LONG, LONG_MAX, Range.at_least(1))
     # LogConfig.SERVER_CONFIG_DEF
     .define("num.partitions", Type.INT, 1, Range.at_least(1))
-    .define("log.dir", Type.STRING, "/tmp/kafka-logs")
-    .define("log.dirs", Type.LIST, None)
+    .define("log.dir", Type.LIST, "/tmp/kafka-logs", NON_EMPTY_LIST)
+    .define("log.dirs", Type.LIST, None, NON_EMPTY_LIST_OR_NULL)
     .define("log.segment.bytes", Type.INT, 1024 * MIB, Range.at_least(MIN_SEGMENT_BYTES))
     .define("log.roll.ms", Type.LONG, None)
     .define("log.roll.hours", Type.INT, 168, Range.at_least(1))

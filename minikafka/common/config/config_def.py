@@ -20,9 +20,10 @@ Mirrors ``org.apache.kafka.common.config.ConfigDef`` (Kafka 4.3.1) and the
 message form of ``ConfigException``.  Simplified: a CLASS value is just a
 class name, accepted only if it is one of the few classes the sandbox knows
 (Kafka would try to load it); there are no dependents, groups or recommenders.
-``parse_value`` keeps Kafka 4.1's behaviour for LIST values: since 4.2 Kafka
-drops repeated elements of a list checked by a ``ValidList`` (logging a
-warning) before validating it (see `validators`).
+``parse_value`` drops repeated elements of a LIST checked by a ``ValidList``
+before validating it (``delete,delete`` is ``[delete]``), as Kafka does since
+4.2; Kafka also logs a warning then, which the sandbox, having no broker log,
+does not.
 """
 
 from __future__ import annotations
@@ -257,6 +258,9 @@ class ConfigDef:
             raise ConfigException(f'Missing required configuration "{key.name}" which has no default value.')
         else:
             parsed = key.default
+        if getattr(key.validator, "drops_duplicates", False) and isinstance(parsed, list):
+            # Kafka keeps the first of each repeated element (and logs a warning the sandbox has no log for).
+            parsed = list(dict.fromkeys(parsed))
         if key.validator is not None:
             key.validator.ensure_valid(key.name, parsed)
         return parsed

@@ -20,23 +20,21 @@ its ``log.*`` settings, which is what topic validation and `LogConfig`
 building start from.
 
 Mirrors ``kafka.server.KafkaConfig`` and the layering of
-``kafka.server.DynamicBrokerConfig`` as in Kafka 4.1.  Simplified: of the
-start-up checks, only node/broker id, process roles, the quorum voters and
-bootstrap servers, log time settings, log directories and the replica fetch
-timings are checked (listener and security checks are not); a Scala ``Set``
-of more than four voter ids may print in a different order than Kafka's.
-Kafka 4.3.1 differs where 4.2's KAFKA-19112 changed list configs (see
-`broker_configs`): it accepts ``process.roles=broker,broker`` (dropping the
-repeat with a warning) instead of failing with ``Duplicate role names
-found``, fails a missing ``controller.listener.names`` with ``Missing
-required configuration "controller.listener.names" which has no default
-value.`` and an empty one or an empty ``log.dirs`` with ``Configuration
-'<name>' must not be empty. Valid values include: any non-empty value``.
+``kafka.server.DynamicBrokerConfig`` as in Kafka 4.3.1.  The list settings
+are checked while parsing (see `broker_configs`), so a repeated role
+(``process.roles=broker,broker``) is simply dropped, a missing
+``controller.listener.names`` fails with ``Missing required configuration
+"controller.listener.names" which has no default value.`` and an empty one
+with ``Configuration 'controller.listener.names' must not be empty. Valid
+values include: any non-empty value``.  Simplified: of the start-up checks,
+only node/broker id, process roles, the quorum voters and bootstrap servers,
+log time settings, log directories and the replica fetch timings are checked
+(listener and security checks are not); a Scala ``Set`` of more than four
+voter ids may print in a different order than Kafka's.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping
 
 from minikafka.common.config.broker_configs import (
@@ -116,11 +114,8 @@ class KafkaConfig:
         return KafkaConfig(self.static_props, dynamic_default, dynamic_broker)
 
     def _parse_process_roles(self) -> tuple[str, ...]:
-        roles = tuple(self._values["process.roles"])
-        if len(set(roles)) != len(roles):
-            raise ConfigException("Duplicate role names found in `process.roles`: "
-                                  f"ArrayBuffer({', '.join(roles)})")
-        return roles
+        # Repeats were already dropped by the ConfigDef parse, so "broker,broker" is just the broker role.
+        return tuple(self._values["process.roles"])
 
     # ------------------------------------------------------------------ start-up checks
     def _validate_values(self) -> None:
@@ -130,6 +125,7 @@ class KafkaConfig:
         _require(self.log_roll_time_jitter_millis >= 0, "log.roll.jitter.ms must be greater than or equal to 0")
         _require(self.log_retention_time_millis >= 1 or self.log_retention_time_millis == -1,
                  "log.retention.ms must be unlimited (-1) or, greater than or equal to 1")
+        # Kafka keeps this check although its list validators now refuse an empty log.dir(s) first.
         _require(len(self.log_dirs) > 0, "At least one log directory must be defined via log.dirs or log.dir.")
         wait = self.get("replica.fetch.wait.max.ms")
         _require(wait <= self.get("replica.socket.timeout.ms"),
@@ -194,8 +190,7 @@ class KafkaConfig:
 
     @property
     def controller_listener_names(self) -> list[str]:
-        text = self._values["controller.listener.names"] or ""
-        return [name for name in re.split(r"\s*,\s*", text.strip()) if name]
+        return list(self._values["controller.listener.names"])
 
     @property
     def quorum_voters(self) -> dict[int, tuple[str, int]]:
@@ -204,9 +199,7 @@ class KafkaConfig:
     @property
     def log_dirs(self) -> list[str]:
         dirs = self._values["log.dirs"]
-        if dirs is None:
-            dirs = re.split(r"\s*,\s*", self._values["log.dir"] or "")
-        return [d for d in dirs if d]
+        return list(dirs if dirs is not None else self._values["log.dir"])
 
     @property
     def metadata_log_dir(self) -> str:

@@ -35,10 +35,10 @@ rows, defaults, validators and synonyms checked against its jars).
 Simplified: tiered storage can never be enabled, so the rules that only
 apply once it is on (local retention vs. retention, turning it off) are not
 modelled; with several unknown names, Kafka names whichever its Hashtable
-yields first, the sandbox the first in the request; ``cleanup.policy`` is
-checked as 4.1 checked it, element by element (4.3.1 refuses an empty
-element with ``Configuration 'cleanup.policy' values must not be empty.``,
-see `validators`).
+yields first, the sandbox the first in the request.  ``cleanup.policy`` may
+be empty (never clean up); a repeated policy is dropped and an empty one
+(``delete,``) refused with ``Configuration 'cleanup.policy' values must not
+be empty.`` (see `validators`).
 """
 
 from __future__ import annotations

@@ -13,11 +13,10 @@ Mirrors the nested validator classes of
 ``org.apache.kafka.common.config.ConfigDef`` in Kafka 4.3.1: ``Range``,
 ``ValidString``, ``ValidList``, ``CaseInsensitiveValidString``,
 ``NonNullValidator``, ``NonEmptyString``, ``LambdaValidator``,
-``CompositeValidator`` and ``ListSize``, with their 4.3.1 texts, except
-``ValidList``: Kafka 4.2 (KAFKA-19112) made it also refuse duplicates, empty
-elements (``Configuration 'cleanup.policy' values must not be empty.``) and,
-for some configs, an empty list; the 4.1 behaviour, which checks each
-element only, is what is modelled here.
+``CompositeValidator`` and ``ListSize``, with their 4.3.1 texts.  Unlike
+the others, ``ValidList`` (reworked in Kafka 4.2, KAFKA-19112) words its
+refusals without the value: ``Configuration 'cleanup.policy' values must not
+be empty.`` for an empty element (``delete,``).
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ from typing import Any, Callable, Sequence
 
 from minikafka.common.config.config_def import Validator, config_error
 from minikafka.common.config.java_values import hashmap_order, java_str
+from minikafka.common.errors import ConfigException
 
 
 def _number_text(bound: int | float) -> str:
@@ -111,21 +111,50 @@ class CaseInsensitiveValidString:
 
 @dataclass(frozen=True, slots=True)
 class ValidList:
-    """Every element of a LIST value must be one of these strings (Kafka 4.1 semantics)."""
+    """A LIST value: no empty elements, no repeats, and each element one of ``valid`` (if any).
+
+    ``empty_allowed`` says whether the whole list may be empty (``cleanup.policy``
+    may: it means "never clean up"; ``log.dirs`` may not); ``null_allowed``
+    whether the value may be missing (``advertised.listeners`` may).  Repeats
+    never reach `ensure_valid` through `ConfigDef.parse_value`, which drops them
+    first, as Kafka does.
+    """
 
     valid: tuple[str, ...]
+    empty_allowed: bool = True
+    null_allowed: bool = False
+    # ConfigDef.parse_value looks for this: Kafka drops repeats only for a bare ValidList.
+    drops_duplicates = True
 
     @classmethod
-    def in_(cls, *valid: str) -> "ValidList":
-        return cls(tuple(valid))
+    def in_(cls, *valid: str, empty_allowed: bool = True) -> "ValidList":
+        if not empty_allowed and not valid:
+            raise ValueError("a list that must not be empty needs at least one valid string")
+        return cls(tuple(valid), empty_allowed)
+
+    @classmethod
+    def any_non_duplicate_values(cls, empty_allowed: bool, null_allowed: bool) -> "ValidList":
+        return cls((), empty_allowed, null_allowed)
 
     def ensure_valid(self, name: str, value: Any) -> None:
+        if value is None:
+            if self.null_allowed:
+                return
+            raise ConfigException(f"Configuration '{name}' values must not be null.")
+        if not value and not self.empty_allowed:
+            allowed = str(ValidString(self.valid)) if self.valid else "any non-empty value"
+            raise ConfigException(f"Configuration '{name}' must not be empty. Valid values include: {allowed}")
+        if len(set(value)) != len(value):
+            raise ConfigException(f"Configuration '{name}' values must not be duplicated.")
         element_check = ValidString(self.valid)
         for element in value:
-            element_check.ensure_valid(name, element)
+            if element == "":
+                raise ConfigException(f"Configuration '{name}' values must not be empty.")
+            if self.valid:
+                element_check.ensure_valid(name, element)
 
     def __str__(self) -> str:
-        return str(ValidString(self.valid))
+        return str(ValidString(self.valid)) if self.valid else ""
 
 
 class NonNullValidator:

@@ -43,6 +43,19 @@ def test_golden_defaults():
     assert LISTENER_SECURITY_PROTOCOL_MAP_DEFAULT == GOLDEN["listener.security.protocol.map"]
 
 
+def test_list_rows_as_in_kafka_4_3_1():
+    # Types, defaults and "Valid Values" as Kafka 4.3.1's KafkaConfig.configDef() prints them.
+    rows = {name: (BROKER_CONFIG_DEF[name].type.name, BROKER_CONFIG_DEF[name].has_default,
+                   str(BROKER_CONFIG_DEF[name].validator))
+            for name in ("controller.listener.names", "log.dir", "log.dirs", "listeners", "advertised.listeners",
+                         "process.roles", "log.cleanup.policy", "num.replica.fetchers")}
+    assert rows == {
+        "controller.listener.names": ("LIST", False, ""), "log.dir": ("LIST", True, ""),
+        "log.dirs": ("LIST", True, ""), "listeners": ("LIST", True, ""), "advertised.listeners": ("LIST", True, ""),
+        "process.roles": ("LIST", False, "[broker, controller]"),
+        "log.cleanup.policy": ("LIST", True, "[compact, delete]"), "num.replica.fetchers": ("INT", True, "[1,...]")}
+
+
 def test_every_timing_setting_is_a_broker_config_with_kafkas_default():
     assert timing_static_props(timing.KAFKA) == {}
 
@@ -93,6 +106,10 @@ def test_dynamic_update_refusals():
     assert dynamic_update_error({"listeners": "PLAINTEXT://:9092"}, per_broker=False) == (
         "Cannot update these configs at default cluster level, broker id must be specified: [listeners]")
     assert dynamic_update_error({"listeners": "PLAINTEXT://:9092"}, per_broker=True) is None
+    assert dynamic_update_error({"num.replica.fetchers": "0"}, per_broker=True) == (
+        "Invalid value 0 for configuration num.replica.fetchers: Value must be at least 1")
+    assert dynamic_update_error({"log.cleanup.policy": "compact,"}, per_broker=False) == (
+        "Configuration 'log.cleanup.policy' values must not be empty.")
 
 
 def test_voter_parsing():

@@ -6,7 +6,7 @@ import pytest
 
 from minikafka.common.config.config_def import (
     NO_DEFAULT_VALUE, ConfigDef, Password, Type, config_error, convert_to_string, parse_type)
-from minikafka.common.config.validators import Range
+from minikafka.common.config.validators import CompositeValidator, Range, ValidList
 from minikafka.common.errors import ConfigException, Errors
 
 
@@ -110,6 +110,20 @@ def test_first_error_in_definition_order_wins():
     with pytest.raises(ConfigException) as info:
         table().parse({"c.long": "bad", "a.int": "0", "b.required": "x"})
     assert str(info.value) == "Invalid value 0 for configuration a.int: Value must be at least 1"
+
+
+def test_a_valid_list_drops_repeats_before_checking():
+    t = (ConfigDef().define("p", Type.LIST, "delete", ValidList.in_("compact", "delete"))
+         .define("any", Type.LIST, "a", CompositeValidator.of(ValidList.in_("a"))))
+    assert t.parse({"p": " delete , compact,delete"})["p"] == ["delete", "compact"]
+    for text in ("delete,", ",delete", "delete,,compact", ","):
+        with pytest.raises(ConfigException) as info:
+            t.parse({"p": text})
+        assert str(info.value) == "Configuration 'p' values must not be empty."
+    assert t.parse({"p": " "})["p"] == []
+    # Kafka drops repeats only for a bare ValidList, so a wrapped one still sees them.
+    with pytest.raises(ConfigException, match="values must not be duplicated"):
+        t.parse({"any": "a,a"})
 
 
 def test_define_rejects_a_bad_default_and_duplicates():

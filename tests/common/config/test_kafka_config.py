@@ -41,8 +41,6 @@ def test_bad_values_fail_at_start_up():
         "Invalid value 100 for configuration log.segment.bytes: Value must be at least 1048576")
     assert str(failure({**BROKER, "process.roles": "broker,zookeeper"})) == (
         "Invalid value zookeeper for configuration process.roles: String must be one of: broker, controller")
-    assert str(failure({**BROKER, "process.roles": "broker,broker"})) == (
-        "Duplicate role names found in `process.roles`: ArrayBuffer(broker, broker)")
     assert str(failure({**BROKER, "broker.id": "2"})) == "You must set `node.id` to the same value as `broker.id`."
 
 
@@ -50,21 +48,55 @@ def test_bad_values_fail_at_start_up():
     ({"log.roll.ms": "0"}, "log.roll.ms must be greater than or equal to 1"),
     ({"log.roll.jitter.ms": "-1"}, "log.roll.jitter.ms must be greater than or equal to 0"),
     ({"log.retention.ms": "0"}, "log.retention.ms must be unlimited (-1) or, greater than or equal to 1"),
-    ({"log.dir": " , "}, "At least one log directory must be defined via log.dirs or log.dir."),
     ({"replica.fetch.wait.max.ms": "40000"}, "replica.socket.timeout.ms should always be at least "
                                              "replica.fetch.wait.max.ms to prevent unnecessary socket timeouts"),
     ({"replica.lag.time.max.ms": "100"}, "replica.fetch.wait.max.ms should always be less than or equal to "
                                          "replica.lag.time.max.ms to prevent frequent changes in ISR"),
     ({"controller.quorum.voters": "1@localhost:9093"}, "If process.roles contains just the 'broker' role, the node "
      "id 1 must not be included in the set of voters controller.quorum.voters=Set(1)"),
-    ({"controller.listener.names": ""}, "controller.listener.names must contain at least one value when "
-                                        "running KRaft with just the broker role"),
 ])
 def test_requirements(extra, text):
     error = failure({**BROKER, **extra})
     assert isinstance(error, RequirementFailed)
     assert str(error) == f"requirement failed: {text}"
     assert error.java_class == "java.lang.IllegalArgumentException"
+
+
+def test_a_repeated_role_is_dropped():
+    # Kafka 4.3.1 KafkaConfig.fromProps: process.roles=broker,broker is Set(broker).
+    assert KafkaConfig({**BROKER, "process.roles": "broker, broker"}).process_roles == ("broker",)
+
+
+def test_listener_names_are_required_and_non_empty():
+    props = dict(BROKER)
+    del props["controller.listener.names"]
+    assert str(failure(props)) == (
+        'Missing required configuration "controller.listener.names" which has no default value.')
+    assert KafkaConfig({**BROKER, "controller.listener.names": "A, B,A"}).controller_listener_names == ["A", "B"]
+
+
+@pytest.mark.parametrize("name, value, text", [   # texts of Kafka 4.3.1 KafkaConfig.fromProps
+    ("controller.listener.names", " ", "Configuration 'controller.listener.names' must not be empty. "
+                                       "Valid values include: any non-empty value"),
+    ("controller.listener.names", "A,", "Configuration 'controller.listener.names' values must not be empty."),
+    ("log.dirs", "", "Configuration 'log.dirs' must not be empty. Valid values include: any non-empty value"),
+    ("log.dirs", "/a,", "Configuration 'log.dirs' values must not be empty."),
+    ("log.dir", " , ", "Configuration 'log.dir' values must not be empty."),
+    ("listeners", "", "Configuration 'listeners' must not be empty. Valid values include: any non-empty value"),
+    ("advertised.listeners", "PLAINTEXT://h:9092,", "Configuration 'advertised.listeners' values must not be empty."),
+    ("process.roles", " ", "Configuration 'process.roles' must not be empty. Valid values include: "
+                           "[broker, controller]"),
+    ("process.roles", "broker,", "Configuration 'process.roles' values must not be empty."),
+    ("num.replica.fetchers", "0", "Invalid value 0 for configuration num.replica.fetchers: Value must be at least 1"),
+])
+def test_list_settings_refuse_empty_values(name, value, text):
+    error = failure({**BROKER, name: value})
+    assert str(error) == text and not isinstance(error, RequirementFailed)
+
+
+def test_log_dirs_are_lists():
+    assert KafkaConfig({**BROKER, "log.dir": "/a,/b"}).log_dirs == ["/a", "/b"]
+    assert KafkaConfig({**BROKER, "log.dir": "/x", "log.dirs": "/a, /a ,/b"}).log_dirs == ["/a", "/b"]
 
 
 def test_negative_retention_means_forever():

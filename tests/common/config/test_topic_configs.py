@@ -103,6 +103,7 @@ def test_null_values_are_listed():
      "Invalid value 2.0 for configuration min.cleanable.dirty.ratio: Value must be no more than 1"),
     ({"cleanup.policy": "delete,Compact"},
      "Invalid value Compact for configuration cleanup.policy: String must be one of: compact, delete"),
+    ({"cleanup.policy": "delete,"}, "Configuration 'cleanup.policy' values must not be empty."),   # Kafka 4.3.1
     ({"compression.type": "GZIP"}, "Invalid value GZIP for configuration compression.type: String must be one of: "
                                    "uncompressed, zstd, lz4, snappy, gzip, producer"),
     ({"compression.gzip.level": "10"},
@@ -141,6 +142,7 @@ def test_cross_field_rules():
 
 @pytest.mark.parametrize("props", [
     {}, {"retention.ms": "-1"}, {"cleanup.policy": "compact,delete"}, {"cleanup.policy": ""},
+    {"cleanup.policy": "delete,delete"},
     {"leader.replication.throttled.replicas": "*"}, {"leader.replication.throttled.replicas": "0:1, 1:2"},
     {"min.cleanable.dirty.ratio": "1"}, {"compression.gzip.level": "-1"}, {"internal.segment.bytes": "100"},
     {"segment.bytes": "1048576"}, {"retention.bytes": "-5"}, {"remote.storage.enable": "false"},

@@ -1,4 +1,4 @@
-"""Validator messages and descriptions (Kafka 4.3.1 ConfigDef validators; ValidList as 4.1 checked lists)."""
+"""Validator messages and descriptions (Kafka 4.3.1 ConfigDef validators)."""
 
 from __future__ import annotations
 
@@ -56,10 +56,28 @@ def test_case_insensitive_valid_string_lists_in_hashset_order():
 def test_valid_list_checks_each_element():
     v = ValidList.in_("compact", "delete")
     v.ensure_valid("p", ["compact", "delete"])
-    v.ensure_valid("p", [])                    # Kafka 4.1 allows an empty list
-    v.ensure_valid("p", ["delete", "delete"])  # and duplicates (4.2 refuses them)
-    assert fails(v, "p", ["delete", ""]) == "Invalid value  for configuration p: String must be one of: compact, delete"
+    v.ensure_valid("p", [])                    # cleanup.policy may be empty: never clean up
+    assert fails(v, "p", ["delete", ""]) == "Configuration 'p' values must not be empty."
+    assert fails(v, "p", ["delete", "x"]) == (
+        "Invalid value x for configuration p: String must be one of: compact, delete")
+    # Unreachable through ConfigDef.parse_value, which drops repeats first.
+    assert fails(v, "p", ["delete", "delete"]) == "Configuration 'p' values must not be duplicated."
+    assert fails(v, "p", None) == "Configuration 'p' values must not be null."
     assert str(v) == "[compact, delete]"
+
+
+def test_valid_list_that_must_not_be_empty():
+    roles = ValidList.in_("broker", "controller", empty_allowed=False)
+    assert fails(roles, "r", []) == (
+        "Configuration 'r' must not be empty. Valid values include: [broker, controller]")
+    dirs = ValidList.any_non_duplicate_values(empty_allowed=False, null_allowed=True)
+    dirs.ensure_valid("d", None)
+    dirs.ensure_valid("d", ["/a", "anything"])
+    assert fails(dirs, "d", []) == "Configuration 'd' must not be empty. Valid values include: any non-empty value"
+    assert fails(dirs, "d", ["/a", ""]) == "Configuration 'd' values must not be empty."
+    assert str(dirs) == ""
+    with pytest.raises(ValueError):
+        ValidList.in_(empty_allowed=False)
 
 
 def test_small_validators():
