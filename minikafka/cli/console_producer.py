@@ -236,5 +236,5 @@ def main(args: list[str]) -> int:
     return 0
 
 
-__all__ = ["NAME", "SUMMARY", "build_parser", "check_deprecated_options", "producer_props", "kafka_python_config", "reader_props", "produce",
-           "main"]
+__all__ = ["NAME", "SUMMARY", "build_parser", "check_deprecated_options", "producer_props", "kafka_python_config",
+           "reader_props", "produce", "main"]

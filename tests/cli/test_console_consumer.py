@@ -60,8 +60,9 @@ def test_the_kip_848_hint_needs_a_subscription_on_the_classic_protocol(capsys, a
     o = p.parse(["--bootstrap-server", "h:1", "--topic", "t", *args])
     maybe_print_protocol_hint(o, consumer_props(p, o))
     assert capsys.readouterr() == ("", PROTOCOL_HINT + "\n" if hinted else "")
-    assert PROTOCOL_HINT == ("The consumer rebalance protocol (KIP-848) is production-ready! Set group.protocol=consumer"
-                             " to try it out. See https://kafka.apache.org/documentation/#consumer_rebalance_protocol")
+    assert PROTOCOL_HINT == ("The consumer rebalance protocol (KIP-848) is production-ready! Set "
+                             "group.protocol=consumer to try it out. See "
+                             "https://kafka.apache.org/documentation/#consumer_rebalance_protocol")
 
 
 def test_without_a_group_the_consumer_gets_a_throwaway_one():

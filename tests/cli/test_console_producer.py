@@ -36,8 +36,8 @@ def test_deprecated_options_are_warned_about_on_stdout_before_the_bootstrap_chec
     result = cli("console-producer", "--topic", "t", "--max-partition-memory-bytes", "100", "--property", "a=b",
                  "--producer.config", "p", "--producer-property", "a=b")
     assert result.code == 1
-    assert result.out == (warning("producer-property", "command-property") + warning("producer.config", "command-config")
-                          + warning("property", "reader-property")
+    assert result.out == (warning("producer-property", "command-property")
+                          + warning("producer.config", "command-config") + warning("property", "reader-property")
                           + warning("max-partition-memory-bytes", "batch-size", "Apache Kafka 5.0"))
     assert result.err.startswith("Error while validating the bootstrap address\n\nOption ")
 
