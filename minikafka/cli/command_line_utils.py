@@ -163,7 +163,8 @@ def validate_bootstrap_server(host_port: str | None) -> None:
 
 __all__ = ["ToolExit", "KAFKA_VERSION", "eprintln", "println", "emit", "print_usage_and_exit",
            "maybe_print_help_or_version", "check_required_args", "check_one_of_args", "check_invalid_args",
-           "check_invalid_args_set", "parse_key_value_args", "load_props", "NoSuchFileException", "validate_bootstrap_server"]
+           "check_invalid_args_set", "parse_key_value_args", "load_props", "NoSuchFileException",
+           "validate_bootstrap_server"]
 
 
 def kafka_python_kwargs(props: dict[str, str], known: Iterable[str]) -> dict:
