@@ -8,6 +8,7 @@ standard error, then the option table, then exit code 1.  The messages
 quote options the way jopt-simple prints them (``[bootstrap-server]``):
 
 * ``checkRequiredArgs``: ``Missing required argument "[topic]"``;
+* ``checkOneOfArgs``: ``Exactly one of the following arguments is required: [topic], [include]``;
 * ``checkInvalidArgs``: ``Option "[create]" can't be used with option "[partitions]"``;
 * ``checkInvalidArgsSet``: ``Option combination "[...]" can't be used with option "[alter]"...``.
 
@@ -91,6 +92,13 @@ def check_required_args(parser: OptionParser, options: OptionSet, *names: str) -
             print_usage_and_exit(parser, f'Missing required argument "[{name}]"')
 
 
+def check_one_of_args(parser: OptionParser, options: OptionSet, *names: str) -> None:
+    """``checkOneOfArgs``: exactly one of ``names`` must be given."""
+    if sum(options.has(name) for name in names) != 1:
+        print_usage_and_exit(parser, "Exactly one of the following arguments is required: "
+                                     + ", ".join(f"[{name}]" for name in names))
+
+
 def check_invalid_args(parser: OptionParser, options: OptionSet, used: str, invalid: Iterable[str]) -> None:
     if options.has(used):
         for name in invalid:
@@ -154,8 +162,9 @@ def validate_bootstrap_server(host_port: str | None) -> None:
 
 
 __all__ = ["ToolExit", "KAFKA_VERSION", "eprintln", "println", "emit", "print_usage_and_exit",
-           "maybe_print_help_or_version", "check_required_args", "check_invalid_args", "check_invalid_args_set",
-           "parse_key_value_args", "load_props", "NoSuchFileException", "validate_bootstrap_server"]
+           "maybe_print_help_or_version", "check_required_args", "check_one_of_args", "check_invalid_args",
+           "check_invalid_args_set", "parse_key_value_args", "load_props", "NoSuchFileException",
+           "validate_bootstrap_server"]
 
 
 def kafka_python_kwargs(props: dict[str, str], known: Iterable[str]) -> dict:

@@ -10,29 +10,38 @@ topics matching a regular expression, and ``--partition`` (with
 Where a group has no committed offset, ``--from-beginning`` starts at the
 earliest offset (``auto.offset.reset=earliest``), otherwise at the end.
 
-Each record is printed by `DefaultMessageFormatter` (``--property
-print.key=true`` ...).  The tool stops after ``--max-messages`` records,
-when no record arrived for ``--timeout-ms`` (Kafka logs ``ERROR Error
-processing message, terminating consumer process:`` with a
-``TimeoutException``), or on Ctrl-C; it always ends with ``Processed a
-total of N messages`` on standard error.  The exit code is 0 even after a
+Each record is printed by `DefaultMessageFormatter` (``--formatter-property
+print.key=true`` ...).  Consumer settings come from ``--command-property
+key=value`` and a ``--command-config`` file, formatter settings from
+``--formatter-property`` and ``--formatter-config``.  The older names
+``--consumer-property``, ``--consumer.config`` and ``--property`` still
+work: each one used prints ``Option --consumer-property is deprecated and
+will be removed in a future version. Use --command-property instead.`` (and
+likewise) on standard output, and giving both names of a pair is refused
+(``Options --consumer-property and --command-property cannot be specified
+together.``).  Subscribed to topics (no ``--partition``) with the classic
+group protocol (no ``group.protocol`` setting, or ``classic``), the tool
+prints, once the consumer is created, ``The consumer rebalance protocol
+(KIP-848) is production-ready! ...`` on standard error.
+
+The tool stops after ``--max-messages`` records, when no record arrived
+for ``--timeout-ms`` (Kafka logs ``ERROR Error processing message,
+terminating consumer process:`` with a ``TimeoutException``), or on
+Ctrl-C; it always ends with ``Processed a total of N messages`` on
+standard error.  The exit code is 0 even after a
 timeout, and 130 after Ctrl-C (the JVM's code for SIGINT).
 
 Option mistakes print Kafka's message and the option table (exit 1), e.g.
-``Exactly one of --include/--topic is required. `` or ``The partition is
-required when offset is specified.``
+``Exactly one of the following arguments is required: [topic], [include]``
+or ``The partition is required when offset is specified.``
 
 Mirrors ``org.apache.kafka.tools.consumer.ConsoleConsumer`` and
-``ConsoleConsumerOptions`` (4.1.1).  Kafka 4.3.1 differs: it also accepts
-``--command-property``, ``--command-config`` and ``--formatter-property`` and
-warns that ``--consumer-property``, ``--consumer.config`` and ``--property``
-are deprecated; a missing ``--topic``/``--include`` reads ``Exactly one of
-the following arguments is required: [topic], [include]``; and without
-``--partition`` or ``group.protocol`` it prints a line on standard error
-inviting the user to try the KIP-848 consumer protocol.  Simplified: the consumer is
+``ConsoleConsumerOptions`` (4.3.1).  Simplified: the consumer is
 kafka-python's (only the properties it knows are passed on); only the
 default formatter exists; ``--enable-systest-events`` is accepted and
-ignored.
+ignored; kafka-python always uses the classic group protocol, so
+``group.protocol=consumer`` only silences the KIP-848 line (which is printed
+as under Kafka's default tools logging, where INFO is off).
 """
 
 from __future__ import annotations
@@ -52,6 +61,10 @@ SUMMARY = "kafka-console-consumer.sh: print the records of a topic"
 FORMATTER_CLASS = "org.apache.kafka.tools.consumer.DefaultMessageFormatter"
 LOGGER = "org.apache.kafka.tools.consumer.ConsoleConsumer"
 EARLIEST, LATEST = -2, -1                      # ListOffsetsRequest.EARLIEST_TIMESTAMP / LATEST_TIMESTAMP
+DEPRECATED = (("consumer-property", "command-property"), ("consumer.config", "command-config"))
+DEPRECATION = "Option --{deprecated} is deprecated and will be removed in a future version. Use --{option} instead."
+PROTOCOL_HINT = ("The consumer rebalance protocol (KIP-848) is production-ready! Set group.protocol=consumer to try it "
+                 "out. See https://kafka.apache.org/documentation/#consumer_rebalance_protocol")
 
 
 def build_parser() -> OptionParser:
@@ -63,14 +76,22 @@ def build_parser() -> OptionParser:
               argument=REQUIRED_ARG, convert=integer, described_as="partition")
     p.accepts("offset", "Where to start in --partition: a non-negative offset, 'earliest' or 'latest'.",
               argument=REQUIRED_ARG, default="latest", described_as="consume offset")
-    p.accepts("consumer-property", "A consumer setting, key=value.", argument=REQUIRED_ARG,
+    p.accepts("consumer-property", "(DEPRECATED) A consumer setting, key=value; use --command-property instead.",
+              argument=REQUIRED_ARG, described_as="consumer_prop")
+    p.accepts("command-property", "A consumer setting, key=value.", argument=REQUIRED_ARG,
               described_as="consumer_prop")
-    p.accepts("consumer.config", "Consumer properties file.", argument=REQUIRED_ARG, described_as="config file")
+    p.accepts("consumer.config", "(DEPRECATED) Consumer properties file; use --command-config instead.",
+              argument=REQUIRED_ARG, described_as="config file")
+    p.accepts("command-config", "Consumer properties file ([command-property] wins over it).", argument=REQUIRED_ARG,
+              described_as="config file")
     p.accepts("formatter", "The class that prints records.", argument=REQUIRED_ARG, default=FORMATTER_CLASS,
               described_as="class")
-    p.accepts("property", "A formatter setting, key=value (print.key, print.partition, print.offset, ...).",
+    p.accepts("property", "(DEPRECATED) A formatter setting, key=value; use --formatter-property instead.",
               argument=REQUIRED_ARG, described_as="prop")
-    p.accepts("formatter-config", "Formatter properties file.", argument=REQUIRED_ARG, described_as="config file")
+    p.accepts("formatter-property", "A formatter setting, key=value (print.key, print.partition, print.offset, ...).",
+              argument=REQUIRED_ARG, described_as="prop")
+    p.accepts("formatter-config", "Formatter properties file ([formatter-property] wins over it).",
+              argument=REQUIRED_ARG, described_as="config file")
     p.accepts("from-beginning", "Without a committed offset, start at the earliest record.")
     p.accepts("max-messages", "Stop after this many records.", argument=REQUIRED_ARG, convert=integer,
               described_as="num_messages")
@@ -79,8 +100,10 @@ def build_parser() -> OptionParser:
     p.accepts("skip-message-on-error", "Skip a record that cannot be printed.")
     p.accepts("bootstrap-server", "REQUIRED: the broker(s) to connect to.", argument=REQUIRED_ARG,
               described_as="server to connect to")
-    p.accepts("key-deserializer", "", argument=REQUIRED_ARG, described_as="deserializer for key")
-    p.accepts("value-deserializer", "", argument=REQUIRED_ARG, described_as="deserializer for values")
+    p.accepts("key-deserializer", "The class that deserializes keys.", argument=REQUIRED_ARG,
+              described_as="deserializer for keys")
+    p.accepts("value-deserializer", "The class that deserializes values.", argument=REQUIRED_ARG,
+              described_as="deserializer for values")
     p.accepts("enable-systest-events", "Log lifecycle events (for system tests).")
     p.accepts("isolation-level", "read_committed or read_uncommitted.", argument=REQUIRED_ARG,
               default="read_uncommitted")
@@ -89,8 +112,7 @@ def build_parser() -> OptionParser:
 
 
 def check_required_args(p: OptionParser, o) -> None:
-    if sum(o.has(n) for n in ("topic", "include")) != 1:
-        clu.print_usage_and_exit(p, "Exactly one of --include/--topic is required. ")
+    clu.check_one_of_args(p, o, "topic", "include")
     if o.has("partition"):
         if not o.has("topic"):
             clu.print_usage_and_exit(p, "The topic is required when partition is specified.")
@@ -101,10 +123,34 @@ def check_required_args(p: OptionParser, o) -> None:
     clu.check_required_args(p, o, "bootstrap-server")
 
 
+def _either(o, deprecated: str, option: str) -> str:
+    """The option that holds the value: the deprecated synonym when it was given."""
+    return deprecated if o.has(deprecated) else option
+
+
+def check_deprecated_options(p: OptionParser, o) -> None:
+    """Refuse an option given together with its deprecated synonym; warn (on stdout) about the synonyms used."""
+    for deprecated, option in DEPRECATED:
+        if o.has(deprecated) and o.has(option):
+            clu.print_usage_and_exit(p, f"Options --{deprecated} and --{option} cannot be specified together.")
+    for deprecated, option in DEPRECATED:
+        if o.has(deprecated):
+            clu.println(DEPRECATION.format(deprecated=deprecated, option=option))
+
+
+def check_formatter_property(p: OptionParser, o) -> None:
+    """``--property`` and ``--formatter-property`` are checked (and warned about) when the formatter is built."""
+    if o.has("formatter-property") and o.has("property"):
+        clu.print_usage_and_exit(p, "Options --property and --formatter-property cannot be specified together.")
+    if o.has("property"):
+        clu.println(DEPRECATION.format(deprecated="property", option="formatter-property"))
+
+
 def consumer_props(p: OptionParser, o) -> dict[str, str]:
     """``buildConsumerProps``: group, offset reset, client id, isolation level."""
-    from_file = clu.load_props(o.value_of("consumer.config")) if o.has("consumer.config") else {}
-    extra = clu.parse_key_value_args(o.values_of("consumer-property"))
+    config = _either(o, "consumer.config", "command-config")
+    from_file = clu.load_props(o.value_of(config)) if o.has(config) else {}
+    extra = clu.parse_key_value_args(o.values_of(_either(o, "consumer-property", "command-property")))
     groups = list(dict.fromkeys(g for g in (o.value_of("group"), from_file.get("group.id"), extra.get("group.id"))
                                 if g is not None))
     if len(groups) > 1:
@@ -154,7 +200,7 @@ def formatter_configs(o) -> dict[str, str]:
     for option, name in (("key-deserializer", "key.deserializer"), ("value-deserializer", "value.deserializer")):
         if o.value_of(option):
             configs[name] = o.value_of(option)
-    configs.update(clu.parse_key_value_args(o.values_of("property")))
+    configs.update(clu.parse_key_value_args(o.values_of(_either(o, "property", "formatter-property"))))
     return configs
 
 
@@ -168,6 +214,7 @@ def _open_consumer(o, props: dict[str, str], offset: int):
     """A kafka-python consumer subscribed (or assigned and positioned) as the options say."""
     from kafka import KafkaConsumer, TopicPartition
     consumer = KafkaConsumer(**kafka_python_config(props))
+    maybe_print_protocol_hint(o, props)
     if o.has("partition"):
         tp = TopicPartition(o.value_of("topic"), o.value_of("partition"))
         consumer.assign([tp])
@@ -182,6 +229,13 @@ def _open_consumer(o, props: dict[str, str], offset: int):
     else:
         consumer.subscribe(pattern=o.value_of("include"))
     return consumer
+
+
+def maybe_print_protocol_hint(o, props: dict[str, str]) -> None:
+    """With a group subscription on the classic protocol, invite the user to try KIP-848's (standard error)."""
+    protocol = props.get("group.protocol")
+    if not o.has("partition") and (protocol is None or protocol.lower() == "classic"):
+        clu.eprintln(PROTOCOL_HINT)
 
 
 def _write(data: bytes) -> None:
@@ -254,12 +308,14 @@ def main(args: list[str]) -> int:
                                                 "standard output.")
     try:
         check_required_args(p, o)
+        check_deprecated_options(p, o)
         props = consumer_props(p, o)
         offset = parse_offset(p, o)
         max_messages = o.value_of("max-messages") if o.has("max-messages") else -1
         timeout = o.value_of("timeout-ms")
         if o.value_of("formatter") != FORMATTER_CLASS:
             clu.print_usage_and_exit(p, o.value_of("formatter"))
+        check_formatter_property(p, o)
         formatter = DefaultMessageFormatter.configure(formatter_configs(o))
     except OptionException as exc:
         clu.eprintln(str(exc))
@@ -295,5 +351,6 @@ def _run(o, props, offset, formatter, max_messages, timeout) -> int:
     return code if failure is None else unknown_error(failure)
 
 
-__all__ = ["NAME", "SUMMARY", "build_parser", "check_required_args", "consumer_props", "parse_offset",
-           "formatter_configs", "kafka_python_config", "ConsumerWrapper", "process", "main"]
+__all__ = ["NAME", "SUMMARY", "build_parser", "check_required_args", "check_deprecated_options",
+           "check_formatter_property", "consumer_props", "parse_offset", "formatter_configs", "kafka_python_config",
+           "maybe_print_protocol_hint", "ConsumerWrapper", "process", "main"]

@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 Every line read from standard input becomes one record (`LineMessageReader`
-decides key, value and headers from ``--property`` settings such as
+decides key, value and headers from ``--reader-property`` settings such as
 ``parse.key=true`` and ``key.separator=:``).  Records are sent
 asynchronously (``--sync``: one at a time, waiting for each
 acknowledgement); at the end of input the producer is closed, which sends
@@ -11,8 +11,8 @@ whatever is still batched.  When both standard input and standard output
 are a terminal, a ``>`` prompt is printed before each line is read.
 
 The producer runs with the console producer's settings unless
-``--producer-property`` (or the matching option) says otherwise:
-``acks=-1`` (all), ``linger.ms=1000`` (``--timeout``),
+``--command-property``, a ``--command-config`` file or the matching option
+says otherwise: ``acks=-1`` (all), ``linger.ms=1000`` (``--timeout``),
 ``request.timeout.ms=1500``, ``retries=3``, ``batch.size=16384``,
 ``client.id=console-producer``.
 
@@ -23,16 +23,22 @@ error (``No key separator found on line number 1: 'abc'``) prints the
 exception and exits 1 after the earlier records are sent; a failed
 asynchronous send is logged (``Error when sending message to topic ...``).
 
-Mirrors ``org.apache.kafka.tools.ConsoleProducer`` (4.1.1; its defaults
-are unchanged in 4.3.1).  Kafka 4.3.1 differs: it also accepts
-``--reader-property``, ``--command-property`` and ``--command-config`` and
-prints ``Warning: --property is deprecated ...`` (likewise for
-``--producer-property``, ``--producer.config`` and
-``--max-partition-memory-bytes``).  Simplified:
+The older names ``--property``, ``--producer-property`` and
+``--producer.config`` still work, and so does ``--max-partition-memory-bytes``
+(``--batch-size``'s old synonym): each one used prints a line on standard
+output, ``Warning: --property is deprecated and will be removed in a future
+version. Use --reader-property instead.`` (``... in Apache Kafka 5.0. Use
+--batch-size instead.`` for the last), after the required-option checks and
+before the bootstrap check; an option given together with its old name is
+refused (``Options --reader-property and --property cannot be specified
+together.``).
+
+Mirrors ``org.apache.kafka.tools.ConsoleProducer`` (4.3.1).  Simplified:
 the producer is kafka-python's ``KafkaProducer`` (only the properties it
 knows are passed on); ``--line-reader`` only accepts Kafka's
-``LineMessageReader``; ``--reader-config``/``--producer.config`` files are
-read as Java properties files of ``key=value`` lines.
+``LineMessageReader``; ``--reader-config``/``--command-config`` files are
+read as Java properties files of ``key=value`` lines; errors print the
+exception's first line, without the stack trace.
 """
 
 from __future__ import annotations
@@ -54,6 +60,9 @@ MERGED = (("timeout", "linger.ms"), ("request-required-acks", "acks"), ("request
           ("socket-buffer-size", "send.buffer.bytes"), ("max-memory-bytes", "buffer.memory"),
           ("batch-size", "batch.size"), ("max-partition-memory-bytes", "batch.size"),
           ("metadata-expiry-ms", "metadata.max.age.ms"), ("max-block-ms", "max.block.ms"))
+# (deprecated option, its replacement), in the order Kafka warns about them
+DEPRECATED = (("producer-property", "command-property"), ("producer.config", "command-config"),
+              ("property", "reader-property"), ("max-partition-memory-bytes", "batch-size"))
 
 
 def build_parser() -> OptionParser:
@@ -75,24 +84,51 @@ def build_parser() -> OptionParser:
              "metadata expiration interval"),
             ("max-block-ms", "The producer's max.block.ms.", long, 60000, "max block on send"),
             ("max-memory-bytes", "The producer's buffer.memory.", long, 33554432, "total memory in bytes"),
-            ("max-partition-memory-bytes", "The producer's batch.size.", integer, 16384,
-             "memory in bytes per partition"),
+            ("max-partition-memory-bytes", "(Deprecated) The producer's batch.size; use --batch-size instead.",
+             integer, 16384, "memory in bytes per partition"),
             ("line-reader", "The class that reads records from standard input.", str, READER_CLASS, "reader_class"),
             ("socket-buffer-size", "The producer's send.buffer.bytes.", integer, 102400, "size")):
         p.accepts(name, text, argument=REQUIRED_ARG, convert=convert, default=default, described_as=what)
-    p.accepts("property", "A reader setting, key=value (parse.key, key.separator, parse.headers, ...).",
+    p.accepts("property", "(DEPRECATED) A reader setting, key=value; use --reader-property instead.",
               argument=REQUIRED_ARG, described_as="prop")
-    p.accepts("reader-config", "Reader properties file.", argument=REQUIRED_ARG, described_as="config file")
-    p.accepts("producer-property", "A producer setting, key=value.", argument=REQUIRED_ARG,
+    p.accepts("reader-property", "A reader setting, key=value (parse.key, key.separator, parse.headers, ...).",
+              argument=REQUIRED_ARG, described_as="prop")
+    p.accepts("reader-config", "Reader properties file ([reader-property] wins over it).", argument=REQUIRED_ARG,
+              described_as="config file")
+    p.accepts("producer-property", "(DEPRECATED) A producer setting, key=value; use --command-property instead.",
+              argument=REQUIRED_ARG, described_as="producer_prop")
+    p.accepts("command-property", "A producer setting, key=value.", argument=REQUIRED_ARG,
               described_as="producer_prop")
-    p.accepts("producer.config", "Producer properties file.", argument=REQUIRED_ARG, described_as="config file")
+    p.accepts("producer.config", "(DEPRECATED) Producer properties file; use --command-config instead.",
+              argument=REQUIRED_ARG, described_as="config file")
+    p.accepts("command-config", "Producer properties file ([command-property] wins over it).", argument=REQUIRED_ARG,
+              described_as="config file")
     return p
+
+
+def _either(o, deprecated: str, option: str) -> str:
+    """The option that holds the value: the deprecated synonym when it was given."""
+    return deprecated if o.has(deprecated) else option
+
+
+def check_deprecated_options(p: OptionParser, o) -> None:
+    """Refuse an option given with its deprecated synonym, then warn (on stdout) about each deprecated one used."""
+    for option, deprecated in (("command-config", "producer.config"), ("command-property", "producer-property"),
+                               ("reader-property", "property")):
+        if o.has(option) and o.has(deprecated):
+            clu.print_usage_and_exit(p, f"Options --{option} and --{deprecated} cannot be specified together.")
+    for deprecated, option in DEPRECATED:
+        if o.has(deprecated):
+            until = "Apache Kafka 5.0" if deprecated == "max-partition-memory-bytes" else "a future version"
+            clu.println(f"Warning: --{deprecated} is deprecated and will be removed in {until}. Use --{option} "
+                        "instead.")
 
 
 def producer_props(o) -> dict[str, str]:
     """``ConsoleProducerOptions.producerProps``: files, properties, then the merged options."""
-    props = clu.load_props(o.value_of("producer.config")) if o.has("producer.config") else {}
-    props.update(clu.parse_key_value_args(o.values_of("producer-property")))
+    config = _either(o, "producer.config", "command-config")
+    props = clu.load_props(o.value_of(config)) if o.has(config) else {}
+    props.update(clu.parse_key_value_args(o.values_of(_either(o, "producer-property", "command-property"))))
     props["bootstrap.servers"] = o.value_of("bootstrap-server")
     codec = o.value_of("compression-codec") if o.has("compression-codec") else "none"
     props["compression.type"] = codec or "gzip"
@@ -117,7 +153,7 @@ def kafka_python_config(props: dict[str, str]) -> dict:
 def reader_props(o) -> dict[str, str]:
     props = clu.load_props(o.value_of("reader-config")) if o.has("reader-config") else {}
     props["topic"] = o.value_of("topic")
-    props.update(clu.parse_key_value_args(o.values_of("property")))
+    props.update(clu.parse_key_value_args(o.values_of(_either(o, "property", "reader-property"))))
     return props
 
 
@@ -171,6 +207,7 @@ def main(args: list[str]) -> int:
     clu.maybe_print_help_or_version(p, o, args, "This tool helps to read data from standard input and publish it "
                                                 "to Kafka.")
     clu.check_required_args(p, o, "topic")
+    check_deprecated_options(p, o)
     try:
         clu.validate_bootstrap_server(o.value_of("bootstrap-server"))
     except ValueError as exc:
@@ -199,5 +236,5 @@ def main(args: list[str]) -> int:
     return 0
 
 
-__all__ = ["NAME", "SUMMARY", "build_parser", "producer_props", "kafka_python_config", "reader_props", "produce",
-           "main"]
+__all__ = ["NAME", "SUMMARY", "build_parser", "check_deprecated_options", "producer_props", "kafka_python_config",
+           "reader_props", "produce", "main"]

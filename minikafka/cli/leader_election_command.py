@@ -23,11 +23,18 @@ standard error and exit code 1.  Option mistakes are reported the same way
 (message on standard error, exit 1), e.g. ``Missing required option(s):
 bootstrap-server, election-type``.
 
-Mirrors ``org.apache.kafka.tools.LeaderElectionCommand`` (4.1.1).  Kafka
-4.3.1 differs: it also accepts ``--command-config`` and prints ``Option
---admin.config has been deprecated and will be removed in a future version.
-Use --command-config instead.`` when ``--admin.config`` is used.
-Simplified: ``--admin.config`` is accepted and not read; no stack traces.
+The admin client's properties file is ``--command-config``; its old name
+``--admin.config`` still works, after printing ``Option --admin.config has
+been deprecated and will be removed in a future version. Use
+--command-config instead.`` on standard output (once the options and the
+JSON file have been checked), and the two together are refused
+(``Option "[admin.config]" can't be used with option "[command-config]"``
+and the option table).  A missing properties file ends the tool with its
+path on standard error (exit 1).
+
+Mirrors ``org.apache.kafka.tools.LeaderElectionCommand`` (4.3.1).
+Simplified: the properties file is read (for its errors) but its settings
+are not passed to kafka-python's client; no stack traces.
 """
 
 from __future__ import annotations
@@ -46,6 +53,8 @@ NAME = "leader-election"
 SUMMARY = "kafka-leader-election.sh: elect preferred or unclean partition leaders"
 ELECTION_TYPES = ("PREFERRED", "UNCLEAN")        # ElectionType, in enum order (wire values 0 and 1)
 MAPPING_EXCEPTION = "com.fasterxml.jackson.databind.JsonMappingException"
+ADMIN_CONFIG_DEPRECATED = ("Option --admin.config has been deprecated and will be removed in a future version. Use "
+                           "--command-config instead.")
 
 
 def election_type(text: str) -> str:
@@ -63,7 +72,9 @@ def build_parser() -> OptionParser:
     p = OptionParser()
     p.accepts("bootstrap-server", "REQUIRED: host:port of the broker(s) to connect to.", argument=REQUIRED_ARG,
               described_as="host:port")
-    p.accepts("admin.config", "Admin client properties file.", argument=REQUIRED_ARG, described_as="config file")
+    p.accepts("admin.config", "(DEPRECATED) Admin client properties file; use --command-config instead.",
+              argument=REQUIRED_ARG, described_as="config file")
+    p.accepts("command-config", "Admin client properties file.", argument=REQUIRED_ARG, described_as="Config file")
     p.accepts("path-to-json-file", 'JSON file of partitions: {"partitions": [{"topic": "foo", "partition": 1}]}.',
               argument=REQUIRED_ARG, described_as="Path to JSON file")
     p.accepts("topic", "Topic of the partition to elect a leader for.", argument=REQUIRED_ARG,
@@ -81,6 +92,7 @@ def validate(o) -> None:
     missing = [name for name in ("bootstrap-server", "election-type") if not o.has(name)]
     if missing:
         raise KafkaException("Missing required option(s): " + ", ".join(missing))
+    clu.check_invalid_args(o.parser, o, "admin.config", ["command-config"])
     scopes = ("topic", "all-topic-partitions", "path-to-json-file")
     if sum(o.has(s) for s in scopes) != 1:
         raise KafkaException("One and only one of the following options is required: " + ", ".join(scopes))
@@ -103,7 +115,7 @@ def parse_replica_election_data(path: str) -> list[TopicPartition]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError:
-        raise KafkaException(f"java.nio.file.NoSuchFileException: {path}") from None
+        raise KafkaException(f"java.io.IOException: Unable to read file {path}") from None
     try:
         document = json.loads(text)
     except ValueError:
@@ -131,6 +143,14 @@ def parse_replica_election_data(path: str) -> list[TopicPartition]:
         raise KafkaException("Replica election data contains duplicate partitions: ["
                              + ", ".join(str(tp) for tp in repeated) + "]")
     return partitions
+
+
+def admin_config(o) -> dict[str, str]:
+    """The admin client's properties: ``--command-config``, or ``--admin.config`` after a deprecation line."""
+    if o.has("admin.config"):
+        clu.println(ADMIN_CONFIG_DEPRECATED)
+    path = o.value_of("admin.config" if o.has("admin.config") else "command-config")
+    return clu.load_props(path) if path is not None else {}
 
 
 def elect_leaders(connection: AdminConnection, kind: str, partitions: list[TopicPartition] | None) -> dict:
@@ -188,6 +208,7 @@ def main(args: list[str]) -> int:
         elif o.has("topic"):
             partitions = [TopicPartition(o.value_of("topic"), o.value_of("partition"))]
         servers = o.value_of("bootstrap-server")
+        admin_config(o)                          # read for its errors; kafka-python's client gets no settings
     except (OptionException, KafkaException) as exc:
         clu.eprintln(str(exc))
         return 1
@@ -205,5 +226,5 @@ def main(args: list[str]) -> int:
     return report(kind, results)
 
 
-__all__ = ["NAME", "SUMMARY", "build_parser", "validate", "parse_replica_election_data", "elect_leaders",
-           "report", "main"]
+__all__ = ["NAME", "SUMMARY", "build_parser", "validate", "parse_replica_election_data", "admin_config",
+           "elect_leaders", "report", "main"]

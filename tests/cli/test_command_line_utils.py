@@ -90,3 +90,13 @@ def test_properties_files_are_read_like_java_properties(tmp_path):
         clu.load_props(str(tmp_path / "missing.properties"))
     assert (error.value.java_class, error.value.message) == ("java.nio.file.NoSuchFileException",
                                                              str(tmp_path / "missing.properties"))
+
+
+@pytest.mark.parametrize("args", [["--create"], ["--partitions", "1", "--bootstrap-server", "h:1"]])
+def test_exactly_one_of_is_quoted_as_a_list(capsys, args):
+    p = parser()
+    with pytest.raises(clu.ToolExit):
+        clu.check_one_of_args(p, p.parse(args), "bootstrap-server", "partitions")
+    assert capsys.readouterr().err.startswith(
+        "Exactly one of the following arguments is required: [bootstrap-server], [partitions]\nOption ")
+    clu.check_one_of_args(p, p.parse(["--partitions", "1"]), "bootstrap-server", "partitions")     # one: fine

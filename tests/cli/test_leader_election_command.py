@@ -6,7 +6,7 @@ import pytest
 
 from minikafka import Cluster
 from minikafka.cli.admin_client import error_for
-from minikafka.cli.leader_election_command import parse_replica_election_data, report
+from minikafka.cli.leader_election_command import ADMIN_CONFIG_DEPRECATED, parse_replica_election_data, report
 from minikafka.common.errors import KafkaException
 from minikafka.common.topic_partition import TopicPartition
 
@@ -27,6 +27,30 @@ def test_option_validation(cli, args, message):
         args = ["--topic", "t", "--partition", "0"]
     result = cli("leader-election", *args)
     assert (result.code, result.out, result.err) == (1, "", message + "\n")
+
+
+def test_admin_config_and_command_config_are_refused_together(cli):
+    result = cli("leader-election", "--bootstrap-server", "h:1", "--election-type", "preferred", "--admin.config", "a",
+                 "--command-config", "b")
+    assert result.code == 1 and result.out == ""
+    assert result.err.startswith('Option "[admin.config]" can\'t be used with option "[command-config]"\nOption ')
+
+
+@pytest.mark.parametrize("option, out", [("--admin.config", ADMIN_CONFIG_DEPRECATED + "\n"), ("--command-config", "")])
+def test_a_missing_properties_file_prints_its_path(cli, tmp_path, option, out):
+    missing = str(tmp_path / "admin.properties")
+    result = cli("leader-election", "--bootstrap-server", "h:1", "--election-type", "preferred",
+                 "--all-topic-partitions", option, missing)
+    assert (result.code, result.out, result.err) == (1, out, missing + "\n")
+    assert ADMIN_CONFIG_DEPRECATED == ("Option --admin.config has been deprecated and will be removed in a future "
+                                       "version. Use --command-config instead.")
+
+
+def test_the_json_file_is_read_before_the_deprecation_line(cli, tmp_path):
+    missing = str(tmp_path / "election.json")
+    result = cli("leader-election", "--bootstrap-server", "h:1", "--election-type", "preferred",
+                 "--path-to-json-file", missing, "--admin.config", missing)
+    assert (result.code, result.out, result.err) == (1, "", f"java.io.IOException: Unable to read file {missing}\n")
 
 
 def test_json_file_partitions(tmp_path):
@@ -73,10 +97,15 @@ def cluster():
 
 
 @pytest.mark.live
-def test_preferred_election_moves_leadership_to_the_first_replica(cluster, cli, eventually):
+def test_preferred_election_moves_leadership_to_the_first_replica(cluster, cli, eventually, tmp_path):
     bs = cluster.bootstrap_servers
     assert cli("leader-election", "--bootstrap-server", bs, "--election-type", "preferred",
                "--all-topic-partitions").out == ""                       # already balanced: nothing to report
+    empty = tmp_path / "admin.properties"
+    empty.write_text("")
+    deprecated = cli("leader-election", "--bootstrap-server", bs, "--election-type", "preferred",
+                     "--all-topic-partitions", "--admin.config", str(empty))
+    assert (deprecated.code, deprecated.out, deprecated.err) == (0, ADMIN_CONFIG_DEPRECATED + "\n", "")
     noop = cli("leader-election", "--bootstrap-server", bs, "--election-type", "PREFERRED", "--topic", "orders",
                "--partition", "0")
     assert (noop.code, noop.out) == (0, "Valid replica already elected for partitions orders-0\n")

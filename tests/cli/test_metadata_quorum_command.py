@@ -5,15 +5,21 @@ import re
 import pytest
 
 from minikafka import Cluster
-from minikafka.cli.metadata_quorum_command import quorum_info
+from minikafka.cli.metadata_quorum_command import quorum_info, usage_line
+
+USAGE = ("usage: kafka-metadata-quorum [-h] [--command-config COMMAND_CONFIG]\n"
+         "                             (--bootstrap-server BOOTSTRAP_SERVER |\n"
+         "                             --bootstrap-controller BOOTSTRAP_CONTROLLER)\n"
+         "                             {describe,add-controller,remove-controller}\n"
+         "                             ...\n")
 
 
-def test_a_connection_option_is_required(cli):
+def test_a_connection_option_is_required(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")        # wide enough for argparse4j to print the message on one line
     result = cli("metadata-quorum", "describe", "--status")
-    assert result.code == 1 and result.out == ""
-    assert result.err.startswith("usage: kafka-metadata-quorum [-h]")
-    assert result.err.endswith("kafka-metadata-quorum: error: one of the arguments --bootstrap-server "
-                               "--bootstrap-controller is required\n")
+    assert (result.code, result.out) == (1, "")
+    assert result.err == (usage_line(width=120) + "\nkafka-metadata-quorum: error: one of the arguments "
+                                                  "--bootstrap-server --bootstrap-controller is required\n")
 
 
 @pytest.mark.parametrize("flags, message", [
@@ -26,9 +32,43 @@ def test_describe_needs_exactly_one_view(cli, flags, message):
         type(cli("topics"))(1, "", message + "\n")
 
 
-def test_help_exits_0(cli):
+def test_help_exits_0(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "75")
     result = cli("metadata-quorum", "--help")
-    assert result.code == 0 and "This tool describes kraft metadata quorum status." in result.out
+    assert result.code == 0 and result.out.startswith(USAGE + "\nThis tool describes kraft metadata quorum status.\n")
+    assert "\noptional arguments:\n" in result.out
+
+
+def test_the_usage_line_wraps_at_the_text_width_as_argparse4j_does():
+    assert usage_line(width=60) == (
+        "usage: kafka-metadata-quorum [-h]\n" + "\n".join(" " * 29 + part for part in (
+            "[--command-config COMMAND_CONFIG]", "(--bootstrap-server BOOTSTRAP_SERVER", "|",
+            "--bootstrap-controller BOOTSTRAP_CONTROLLER)", "{describe,add-controller,remove-controller}", "...")))
+    assert usage_line(width=120) == (
+        "usage: kafka-metadata-quorum [-h] [--command-config COMMAND_CONFIG] (--bootstrap-server BOOTSTRAP_SERVER |\n"
+        + " " * 29 + "--bootstrap-controller BOOTSTRAP_CONTROLLER)\n"
+        + " " * 29 + "{describe,add-controller,remove-controller} ...")
+    assert usage_line("remove-controller", 75) == "\n".join((
+        "usage: kafka-metadata-quorum (--bootstrap-server BOOTSTRAP_SERVER |",
+        *(" " * 29 + line for line in ("--bootstrap-controller BOOTSTRAP_CONTROLLER)", "remove-controller [-h]",
+                                       "--controller-id CONTROLLER_ID",
+                                       "--controller-directory-id CONTROLLER_DIRECTORY_ID", "[--dry-run]"))))
+
+
+def test_a_sub_commands_help_has_its_own_usage_line(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "75")
+    result = cli("metadata-quorum", "--bootstrap-server", "h:1", "describe", "--help")
+    assert result.code == 0 and result.out.startswith(
+        "usage: kafka-metadata-quorum (--bootstrap-server BOOTSTRAP_SERVER |\n"
+        "                             --bootstrap-controller BOOTSTRAP_CONTROLLER)\n"
+        "                             describe [-h] [--status] [--replication]\n"
+        "                             [--human-readable]\n\n")
+
+
+def test_a_missing_command_config_file_is_reported_first(cli, tmp_path):
+    missing = str(tmp_path / "admin.properties")
+    result = cli("metadata-quorum", "--bootstrap-controller", "h:1", "--command-config", missing, "describe")
+    assert (result.code, result.out, result.err) == (1, "", f"Properties file {missing} does not exists!\n")
 
 
 def test_kafka_pythons_answer_becomes_quorum_info():
