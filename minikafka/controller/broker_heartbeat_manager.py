@@ -3,17 +3,27 @@
 Theory of operation
 -------------------
 Only the active controller keeps this state; it is soft state, rebuilt from
-the broker registrations whenever a controller becomes active (every broker
-then starts with a fresh session).  For each registered broker it remembers
+the broker registrations whenever a controller becomes active (every
+unfenced broker then starts with a fresh session).  For each registered
+broker it remembers
 
-* when the controller last heard from it (``last_contact_ms``),
-* the metadata offset the broker reported it had applied, and
-* the offset at which a controlled shutdown began (-1 when none).
+* the metadata offset the broker reported it had applied,
+* the offset at which a controlled shutdown began (-1 when none), and
+* whether it is fenced.
 
-A broker is *fenced* while it is not in the unfenced list.  Unfenced brokers
-whose last contact is more than ``broker.session.timeout.ms`` ago are stale:
-the controller fences them (one at a time, oldest contact first), which moves
-their partitions' leadership elsewhere.
+Sessions are kept apart, in a `BrokerHeartbeatTracker` (Kafka 4.x): the
+time of the last heartbeat of each (broker id, broker epoch), whatever the
+broker's fencing state.  A session whose last contact is more than
+``broker.session.timeout.ms`` ago has expired: the controller drops it and,
+if it still belongs to the broker's current registration, fences that
+broker (one session at a time), which moves its partitions' leadership
+elsewhere.  Expiry does not ask whether the broker is fenced already: a
+broker that stopped cleanly was fenced by its last heartbeat, and its session
+expires a timeout later all the same, so the controller writes a second,
+identical fence record for it (real Kafka 4.3.1 does; the broker must not
+have registered again in between, or the session belongs to an old epoch and
+is dropped silently).  While a session is valid, another process registering
+the same broker id is refused, even when that broker is fenced.
 
 Each heartbeat runs the state machine (``calculate_next_broker_state``)::
 
@@ -25,11 +35,12 @@ Each heartbeat runs the state machine (``calculate_next_broker_state``)::
     CONTROLLED_SHUTDOWN --(leads nothing and every active broker has applied
                            the shutdown offset)--> SHUTDOWN_NOW
 
-Mirrors ``org.apache.kafka.controller.BrokerHeartbeatManager`` and
-``BrokerControlState`` (Kafka 4.x).  Times are int milliseconds passed in as
-``now`` instead of a monotonic nanosecond clock.  Simplified: Kafka's
-intrusive linked list and TreeSet become a plain ordered list and a sort; the
-clusters are small.
+Mirrors ``org.apache.kafka.controller.BrokerHeartbeatManager``,
+``BrokerHeartbeatTracker`` and ``BrokerControlState`` (Kafka 4.3).  Times are
+int milliseconds passed in as ``now`` instead of a monotonic nanosecond
+clock.  Simplified: Kafka's TreeSet of active brokers becomes a plain list
+and a ``min``; its tracker, a hash map scanned in hash order, hands out the
+oldest expired session first, so the order is the same on every run.
 """
 
 from __future__ import annotations
@@ -68,14 +79,55 @@ class BrokerControlStates:
     next: BrokerControlState
 
 
-class BrokerHeartbeatState:
-    """What the active controller knows about one broker's session."""
+class BrokerHeartbeatTracker:
+    """When the controller last heard from each broker session, a session being a (broker id, broker epoch).
 
-    __slots__ = ("id", "last_contact_ms", "metadata_offset", "controlled_shutdown_offset", "fenced")
+    A heartbeat refreshes its session before the controller looks at anything else, so even a
+    heartbeat that is then refused (an old epoch) leaves a session behind; it simply expires.
+    """
+
+    def __init__(self, session_timeout_ms: int):
+        self.session_timeout_ms = session_timeout_ms
+        self._contact: dict[tuple[int, int], int] = {}    # (broker id, broker epoch) -> last contact
+
+    def update_contact_time(self, broker_id: int, broker_epoch: int, now: int) -> None:
+        self._contact[(broker_id, broker_epoch)] = now
+
+    def contact_time(self, broker_id: int, broker_epoch: int) -> int | None:
+        return self._contact.get((broker_id, broker_epoch))
+
+    def is_expired(self, contact_ms: int, now: int) -> bool:
+        """Valid up to and including ``contact + timeout``."""
+        return contact_ms + self.session_timeout_ms < now
+
+    def has_valid_session(self, broker_id: int, broker_epoch: int, now: int) -> bool:
+        contact = self._contact.get((broker_id, broker_epoch))
+        return contact is not None and not self.is_expired(contact, now)
+
+    def maybe_remove_expired(self, now: int) -> tuple[int, int, int] | None:
+        """Drop one expired session, the oldest: its broker id, epoch and last contact (None: none)."""
+        if not self._contact:
+            return None
+        session, contact = min(self._contact.items(), key=lambda item: (item[1], item[0]))
+        if not self.is_expired(contact, now):
+            return None
+        del self._contact[session]
+        return session[0], session[1], contact
+
+    def next_check_time_ms(self) -> int | None:
+        """When the oldest session can first have expired (None: no session to watch)."""
+        if not self._contact:
+            return None
+        return min(self._contact.values()) + self.session_timeout_ms + 1
+
+
+class BrokerHeartbeatState:
+    """What the active controller knows about one registered broker (its session is in the tracker)."""
+
+    __slots__ = ("id", "metadata_offset", "controlled_shutdown_offset", "fenced")
 
     def __init__(self, broker_id: int):
         self.id = broker_id
-        self.last_contact_ms = 0              # controller time of the last heartbeat/registration
         self.metadata_offset = -1             # highest metadata offset the broker reported applying
         self.controlled_shutdown_offset = -1  # offset when controlled shutdown began; -1 = not shutting down
         self.fenced = True                    # False while the broker is in the unfenced list
@@ -86,12 +138,13 @@ class BrokerHeartbeatState:
 
 
 class BrokerHeartbeatManager:
-    """Session tracking for every registered broker, on the active controller."""
+    """Broker states and sessions, on the active controller."""
 
     def __init__(self, session_timeout_ms: int):
         self.session_timeout_ms = session_timeout_ms
-        self._brokers: dict[int, BrokerHeartbeatState] = {}   # broker id -> session state
-        self._unfenced: list[BrokerHeartbeatState] = []       # unfenced brokers, oldest contact first
+        self.tracker = BrokerHeartbeatTracker(session_timeout_ms)
+        self._brokers: dict[int, BrokerHeartbeatState] = {}   # broker id -> state
+        self._unfenced: list[BrokerHeartbeatState] = []       # unfenced brokers
 
     # ------------------------------------------------------------------ queries
     def brokers(self) -> list[BrokerHeartbeatState]:
@@ -100,28 +153,13 @@ class BrokerHeartbeatManager:
     def state(self, broker_id: int) -> BrokerHeartbeatState | None:
         return self._brokers.get(broker_id)
 
-    def has_valid_session(self, broker_id: int, now: int) -> bool:
-        broker = self._brokers.get(broker_id)
-        return broker is not None and self._valid(broker, now)
-
-    def _valid(self, broker: BrokerHeartbeatState, now: int) -> bool:
-        return not broker.fenced and broker.last_contact_ms + self.session_timeout_ms >= now
+    def has_valid_session(self, broker_id: int, broker_epoch: int, now: int) -> bool:
+        """Whether the session of ``broker_epoch`` is alive, fenced broker or not."""
+        return self.tracker.has_valid_session(broker_id, broker_epoch, now)
 
     def next_check_time_ms(self) -> int | None:
-        """When the oldest unfenced session can first be stale (None: nothing to check).
-
-        A session is still valid at exactly ``last_contact + timeout``, so the
-        first moment it can be stale is one millisecond later.
-        """
-        if not self._unfenced:
-            return None
-        return self._unfenced[0].last_contact_ms + self.session_timeout_ms + 1
-
-    def find_one_stale_broker(self, now: int) -> int | None:
-        # The list is ordered by last contact: if the oldest is fine, all are.
-        if self._unfenced and not self._valid(self._unfenced[0], now):
-            return self._unfenced[0].id
-        return None
+        """When a session can first expire (None: nothing to check)."""
+        return self.tracker.next_check_time_ms()
 
     def lowest_active_offset(self) -> int:
         """The smallest metadata offset of unfenced brokers not shutting down."""
@@ -142,7 +180,7 @@ class BrokerHeartbeatManager:
                 yield UsableBroker(broker_id, rack_of(broker_id), broker.fenced)
 
     # ------------------------------------------------------------------ updates
-    def register(self, broker_id: int, fenced: bool, now: int) -> None:
+    def register(self, broker_id: int, fenced: bool) -> None:
         """Start (or refresh) tracking after a registration record was replayed."""
         broker = self._brokers.get(broker_id)
         metadata_offset = -1
@@ -150,22 +188,18 @@ class BrokerHeartbeatManager:
             broker = self._brokers[broker_id] = BrokerHeartbeatState(broker_id)
         elif broker.fenced != fenced:
             metadata_offset = broker.metadata_offset   # a fencing change keeps the known offset
-        self.touch(broker_id, fenced, metadata_offset, now)
+        self.touch(broker_id, fenced, metadata_offset)
 
-    def touch(self, broker_id: int, fenced: bool, metadata_offset: int, now: int) -> None:
-        """Record contact from the broker and its new fencing state."""
+    def touch(self, broker_id: int, fenced: bool, metadata_offset: int) -> None:
+        """Set the broker's fencing state and reported offset (its session is the tracker's)."""
         broker = self._state_or_raise(broker_id)
         self._untrack(broker)
-        broker.last_contact_ms = now
         broker.metadata_offset = metadata_offset
         if fenced:
             broker.controlled_shutdown_offset = -1     # a fenced broker leaves controlled shutdown
         else:
             broker.fenced = False
-            position = len(self._unfenced)
-            while position > 0 and self._unfenced[position - 1].last_contact_ms > now:
-                position -= 1
-            self._unfenced.insert(position, broker)
+            self._unfenced.append(broker)
 
     def fence(self, broker_id: int) -> None:
         broker = self._brokers.get(broker_id)

@@ -4,8 +4,8 @@ Theory of operation
 -------------------
 A broker process joins the cluster by sending BrokerRegistration.  The
 controller checks the cluster id, that no *other* live process holds the
-broker id (a registration whose session is still valid, with a different
-incarnation id), the log directories, and that the broker supports every
+broker id (a registration whose session is still valid, fenced or not, with
+a different incarnation id), the log directories, and that the broker supports every
 finalized feature level; then it writes a `RegisterBrokerRecord`:
 
 * a new incarnation (a restarted process) gets a new **broker epoch**: the
@@ -22,8 +22,8 @@ not part of the metadata image); a fenced broker is unfenced once it reports
 a metadata offset at least this high.
 
 On the active controller this class also owns the `BrokerHeartbeatManager`,
-created when the controller becomes active (every registered broker starts
-with a fresh session) and dropped when it stops being active.
+created when the controller becomes active (every unfenced broker starts
+with a fresh session; the others get one at their next heartbeat) and dropped when it stops being active.
 
 Mirrors ``org.apache.kafka.controller.ClusterControlManager`` (Kafka 4.x),
 with its error texts.  Simplified: the records that take a new incarnation
@@ -77,7 +77,9 @@ class ClusterControlManager:
     def activate(self, image: MetadataImage, now: int) -> None:
         self.heartbeat_manager = BrokerHeartbeatManager(self.session_timeout_ms)
         for broker in image.cluster.brokers.values():
-            self.heartbeat_manager.register(broker.id, broker.fenced, now)
+            self.heartbeat_manager.register(broker.id, broker.fenced)
+            if not broker.fenced:   # a new active controller gives the unfenced brokers a fresh session
+                self.heartbeat_manager.tracker.update_contact_time(broker.id, broker.epoch, now)
 
     def deactivate(self) -> None:
         self.heartbeat_manager = None
@@ -97,13 +99,21 @@ class ClusterControlManager:
         elif isinstance(record, (RegisterBrokerRecord, BrokerRegistrationChangeRecord)):
             broker = image_after.cluster.broker(record.broker_id)
             if broker is not None:
-                self.heartbeat_manager.register(broker.id, broker.fenced, now)
+                self.heartbeat_manager.register(broker.id, broker.fenced)
 
     def replay_committed(self, record, offset: int) -> None:
         if isinstance(record, RegisterBrokerRecord):
             self.committed_register_offsets[record.broker_id] = offset
         elif isinstance(record, UnregisterBrokerRecord):
             self.committed_register_offsets.pop(record.broker_id, None)
+
+    def track_broker_heartbeat(self, broker_id: int, broker_epoch: int, now: int) -> bool:
+        """``trackBrokerHeartbeat``: refresh the session of a heartbeat's (id, epoch), before anything else
+        is checked (False: not the active controller)."""
+        if self.heartbeat_manager is None:
+            return False
+        self.heartbeat_manager.tracker.update_contact_time(broker_id, broker_epoch, now)
+        return True
 
     def register_broker_record_offset(self, broker_id: int) -> int | None:
         return self.register_offsets.get(broker_id)
@@ -148,9 +158,13 @@ class ClusterControlManager:
             raise InconsistentClusterIdException(
                 f"Expected cluster ID {self.cluster_id}, but got cluster ID {request.cluster_id}")
         existing = image.cluster.broker(request.broker_id)
-        if (existing is not None and self.heartbeat_manager.has_valid_session(request.broker_id, now)
+        # The registered epoch's session counts even when that broker is fenced: a broker stopped cleanly
+        # and started again within broker.session.timeout.ms waits for its old session to expire.
+        if (existing is not None and self.heartbeat_manager.has_valid_session(request.broker_id, existing.epoch, now)
                 and existing.incarnation_id != request.incarnation_id):
-            raise DuplicateBrokerRegistrationException("Another broker is registered with that broker id.")
+            raise DuplicateBrokerRegistrationException(
+                "Another broker is registered with that broker id. If the broker was recently restarted this "
+                "should self-resolve once the heartbeat manager expires the broker's session.")
         if request.is_migrating_zk_broker:
             raise BrokerIdNotRegisteredException("Controller does not support registering ZK brokers.")
         self._check_directories(image, request)

@@ -196,23 +196,33 @@ class LeaderAndIsrControl:
         return ControllerResult(tuple(records), None, (event,))
 
     def maybe_fence_one_stale_broker(self, image: MetadataImage, now: int) -> ControllerResult:
-        """Fence the broker with the oldest expired session, if any (one per call, as Kafka)."""
+        """Drop one expired session, if any; fence its broker if it is the current registration's session,
+        even an already fenced broker (so one stopped cleanly gets a second fence record); unknown broker or
+        older epoch: no record."""
         heartbeats = self.cluster_control.heartbeat_manager
-        broker_id = heartbeats.find_one_stale_broker(now)
-        if broker_id is None:
+        expired = heartbeats.tracker.maybe_remove_expired(now)
+        if expired is None:
             return ControllerResult()
-        silent_ms = now - heartbeats.state(broker_id).last_contact_ms
+        broker_id, broker_epoch, contact_ms = expired
+        broker = image.cluster.broker(broker_id)
+        if broker is None:
+            heartbeats.remove(broker_id)
+            return ControllerResult()
+        if broker.epoch != broker_epoch:
+            return ControllerResult()
         records = self.handle_broker_fenced(image, broker_id)
         heartbeats.fence(broker_id)
+        silent_ms, again = now - contact_ms, " again" if broker.fenced else ""
         event = ControllerEvent(
             "broker_fenced",
-            f"broker {broker_id} fenced after {silent_ms} ms without heartbeat "
+            f"broker {broker_id} fenced{again} after {silent_ms} ms without heartbeat "
             f"(broker.session.timeout.ms={heartbeats.session_timeout_ms})",
-            {"broker": broker_id, "reason": "session timeout", "ms_without_heartbeat": silent_ms})
+            {"broker": broker_id, "reason": "session timeout", "ms_without_heartbeat": silent_ms,
+             "already_fenced": broker.fenced})
         return ControllerResult(tuple(records), None, (event,))
 
     def process_broker_heartbeat(self, image: MetadataImage, request: BrokerHeartbeatRequest,
-                                 register_offset: int, now: int) -> tuple[ControllerResult, bool]:
+                                 register_offset: int) -> tuple[ControllerResult, bool]:
         """The heartbeat's records and reply, and whether the broker is now in controlled shutdown."""
         broker_id = request.broker_id
         self.cluster_control.check_broker_epoch(image, broker_id, request.broker_epoch)
@@ -224,7 +234,7 @@ class LeaderAndIsrControl:
         if states.current is not states.next:
             records, events = self._broker_state_change(image, request, states.next, register_offset)
         records += handle_directories_cordoned(image, request)
-        heartbeats.touch(broker_id, states.next.fenced, request.current_metadata_offset, now)
+        heartbeats.touch(broker_id, states.next.fenced, request.current_metadata_offset)
         reply = BrokerHeartbeatResponse(is_caught_up=request.current_metadata_offset >= register_offset,
                                         is_fenced=states.next.fenced,
                                         should_shut_down=states.next.should_shut_down)

@@ -76,12 +76,14 @@ class QuorumControllerRequests:
         self._reschedule_fence_check()
 
     def process_broker_heartbeat(self, request: BrokerHeartbeatRequest, respond: Respond) -> None:
+        # The session of the heartbeat's (id, epoch) is refreshed first, whatever comes of the heartbeat.
+        self.cluster_control.track_broker_heartbeat(request.broker_id, request.broker_epoch, self.node.now)
         register_offset = self.cluster_control.register_broker_record_offset(request.broker_id)
         if register_offset is None:
             raise StaleBrokerEpochException(
                 f"Receive a heartbeat from broker {request.broker_id} before registration")
         result, in_controlled_shutdown = self.replication_control.process_broker_heartbeat(
-            self.image, request, register_offset, self.node.now)
+            self.image, request, register_offset)
         offset = self._write(result, request, respond)
         if in_controlled_shutdown and offset is not None and self.is_active:
             self.cluster_control.heartbeat_manager.maybe_update_controlled_shutdown_offset(

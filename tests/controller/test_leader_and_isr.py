@@ -1,11 +1,14 @@
 import pytest
 
 from minikafka.common.errors import Errors
+from minikafka.common.uuid import Uuid
 from minikafka.controller.requests import (AlterableConfig, AlterConfigsResource, AlterPartitionPartitionData,
                                            AlterPartitionRequest, AlterPartitionTopicData, BrokerState,
                                            CreatableReplicaAssignment as Assign, CreatableTopic,
                                            CreatableTopicConfig, CreateTopicsRequest, ElectionType,
-                                           ElectLeadersRequest, IncrementalAlterConfigsRequest, TopicPartitions)
+                                           ElectLeadersRequest, IncrementalAlterConfigsRequest, TopicPartitions,
+                                           BrokerHeartbeatRequest)
+from minikafka.metadata.records import BrokerRegistrationChangeRecord, PartitionChangeRecord
 
 from tests.controller.harness import ControllerHarness
 
@@ -234,6 +237,56 @@ def test_controlled_shutdown_moves_leaders_then_lets_the_broker_go(h):
     assert h.controller.committed_image.is_fenced(1)
     phases = [e.data["phase"] for e in h.events("broker_shutdown")]
     assert phases == ["started", "finished"]
+
+
+def fencing_changes(h, start):
+    """The records written since ``start``: broker registration changes as (id, fenced, in controlled
+    shutdown), a partition change as its new leader."""
+    return [(r.broker_id, r.fenced, r.in_controlled_shutdown) if isinstance(r, BrokerRegistrationChangeRecord)
+            else ("leader", r.leader) for r in h.raft.all_records()[start:]
+            if isinstance(r, (BrokerRegistrationChangeRecord, PartitionChangeRecord))]
+
+
+def test_a_cleanly_stopped_broker_is_fenced_again_when_its_session_expires(h):
+    # Real Kafka 4.3.1's records for a leader's clean stop: the shutdown's heartbeats, then, a session
+    # timeout after the last of them, the same fence record again (the session outlives the fencing).
+    manual_topic(h, "t", (1, 2, 3))
+    start = len(h.raft.all_records())
+    h.heartbeat(1, want_shut_down=True)                                # leads "t": controlled shutdown
+    h.heartbeat(1, want_shut_down=True)                                # 50 ms later: 2 and 3 lag behind
+    h.heartbeat(2), h.heartbeat(3)
+    granted = h.heartbeat(1, want_shut_down=True)                      # 2 s later: may go
+    assert (granted.is_fenced, granted.should_shut_down) == (True, True)
+    h.events()
+    keep_alive(h, 2, 3, ms=SESSION)
+    assert fencing_changes(h, start) == [(1, 0, 1), ("leader", 2), (1, 1, 0)]
+    keep_alive(h, 2, 3, ms=1)                                          # its session expires
+    assert fencing_changes(h, start) == [(1, 0, 1), ("leader", 2), (1, 1, 0), (1, 1, 0)]
+    again = h.raft.all_records()[-1]
+    assert again == BrokerRegistrationChangeRecord(1, h.epochs[1], fenced=1)
+    assert [e.text for e in h.events("broker_fenced")] == [
+        f"broker 1 fenced again after {SESSION + 1} ms without heartbeat (broker.session.timeout.ms={SESSION})"]
+    keep_alive(h, 2, 3, ms=10 * SESSION)                               # once only: the session is gone
+    assert len(fencing_changes(h, start)) == 4
+
+
+def test_a_broker_restarted_within_its_old_session_is_refused_until_the_session_expires(h):
+    h.heartbeat(3, want_shut_down=True)                                # leads nothing: stops at once
+    keep_alive(h, 1, 2, ms=SESSION)
+    refused = h.register(3, incarnation=Uuid(3, 8))
+    assert refused.error_code is Errors.DUPLICATE_BROKER_REGISTRATION
+    start = len(h.raft.all_records())
+    keep_alive(h, 1, 2, ms=1)                                          # the old session expires: fenced again
+    assert fencing_changes(h, start) == [(3, 1, 0)]
+    assert h.register(3, incarnation=Uuid(3, 8)).error_code is Errors.NONE
+
+
+def test_a_session_of_an_old_epoch_expires_without_a_record(h):
+    refused = h.request(BrokerHeartbeatRequest(2, h.epochs[2] + 100, 0))   # tracked, then refused
+    assert refused.error_code is Errors.STALE_BROKER_EPOCH
+    start = len(h.raft.all_records())
+    keep_alive(h, 1, 2, 3, ms=2 * SESSION)
+    assert fencing_changes(h, start) == [] and h.events("broker_fenced") == []
 
 
 def test_broker_leading_nothing_shuts_down_at_once(h):

@@ -67,17 +67,6 @@ def as_unsupported_lines(text: str) -> str:
                           else m.group(0), text)
 
 
-# --- The metadata records of a creation and a failover ----------------------------------------------------------
-def without_the_repeated_fence(text: str) -> str:
-    """Real Kafka's records with the second of two identical consecutive fence records left out."""
-    lines = []
-    for line in text.splitlines():
-        if lines and line == lines[-1] and '"fenced": 1' in line:
-            continue
-        lines.append(line)
-    return "\n".join(lines) + "\n"
-
-
 KNOWN_DIFFERENCES: dict[str, Known] = {
     "configs: DescribeConfigs with documentation": Known(
         "the sandbox does not carry Kafka's documentation texts of configs: it answers documentation null",
@@ -86,9 +75,4 @@ KNOWN_DIFFERENCES: dict[str, Known] = {
         "the sandbox defines about 110 of Kafka's 340 broker configs (docs/fidelity.md)"),
     "protocol: ApiVersions v4 (ranges, supported and finalized features)": Known(UNSERVED, without_unserved_api_keys),
     "protocol: kafka-broker-api-versions": Known(UNSERVED, as_unsupported_lines),
-    "failures: __cluster_metadata records of the topic's creation and the failover "
-    "(kafka-dump-log --cluster-metadata-decoder)": Known(
-        "real Kafka wrote the cleanly stopped broker's fence record twice: its controller fences a broker again "
-        "when a heartbeat asking to shut down comes from an already fenced broker, and which heartbeat of the "
-        "stopping broker did that is not yet explained; the sandbox writes it once", without_the_repeated_fence),
 }

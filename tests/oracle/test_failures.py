@@ -12,7 +12,12 @@ lives through the scenarios in file order on a fresh three-broker cluster:
 3. both brokers start again and rejoin the ISR;
 4. the ``__cluster_metadata`` records about ``fo`` and the brokers' fencing,
    as ``kafka-dump-log --cluster-metadata-decoder`` prints them from each
-   controller's log, compared record by record.
+   controller's log, compared record by record.  Broker 1's fence record is
+   there twice on both sides: once from the heartbeat that lets it stop, and
+   again ``broker.session.timeout.ms`` after that last heartbeat, when the
+   controller's session of that (broker id, epoch) expires: Kafka 4.3.1's
+   ``maybeFenceOneStaleBroker`` fences the registered broker of an expired
+   session without asking whether it is fenced already.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.oracle.known_differences import (KNOWN_DIFFERENCES, as_unsupported_lines, without_documentation,
-                                           without_the_repeated_fence, without_unserved_api_keys)
+                                           without_unserved_api_keys)
 from tests.oracle.normalise import compare
 from tests.oracle.oracle import unexplained
 
@@ -14,15 +14,6 @@ def test_the_documentation_undo_explains_only_the_documentation():
     comparison = compare(kafka, sandbox)
     assert comparison.result == "different" and unexplained(comparison, without_documentation) == ""
     assert unexplained(compare(kafka, sandbox.replace("retention", "segment")), without_documentation) != ""
-
-
-def test_the_metadata_undo_keeps_a_fence_record_that_is_not_a_repeat():
-    fence = '{"type": "BROKER_REGISTRATION_CHANGE_RECORD", "version": 0, "data": {"brokerId": 1, "fenced": 1}}'
-    other = fence.replace('"brokerId": 1', '"brokerId": 2')
-    assert without_the_repeated_fence(f"{fence}\n{fence}\n{other}\n") == f"{fence}\n{other}\n"
-    change = ('{"type": "PARTITION_CHANGE_RECORD", "version": 2, "data": {"partitionId": 0, "topicId": "<id 1>", '
-              '"isr": [3], "leader": 3, "eligibleLeaderReplicas": [2]}}')
-    assert without_the_repeated_fence(change + "\n" + change + "\n") == change + "\n" + change + "\n"
 
 
 def api_entry(key: int, low: int, high: int) -> str:
