@@ -18,6 +18,9 @@ Event kinds used by the engine (``kind`` field):
 controller_elected     a controller won a KRaft election (data: epoch, votes)
 controller_resigned    an active controller stepped down
 broker_registered      RegisterBrokerRecord written (data: broker, epoch)
+broker_registration_refused  the controller refused a broker's registration, told once until it
+                       succeeds (data: broker, error; DUPLICATE_BROKER_REGISTRATION after a
+                       restart within broker.session.timeout.ms)
 broker_unfenced        broker caught up and was unfenced
 broker_started         a (re)started broker was unfenced the first time: it serves clients now
 broker_fenced          broker fenced (data: reason, e.g. session timeout)

@@ -118,6 +118,7 @@ class BrokerLifecycleManager:
         self.timeout_ms = timing.ms("controller.quorum.request.timeout.ms")
         self.in_flight = False
         self.started = False                       # unfenced at least once since this process started
+        self.refusal_reported = False              # a refused registration was told once; retries are not
 
     def start(self) -> None:
         self.state = BrokerState.STARTING
@@ -170,8 +171,19 @@ class BrokerLifecycleManager:
         if isinstance(response, BrokerRegistrationResponse) and response.error_code is Errors.NONE:
             self.broker_epoch = response.broker_epoch
             self.state = BrokerState.RECOVERY
+            self.refusal_reported = False
             self._schedule(0)
         else:
+            if isinstance(response, BrokerRegistrationResponse) and \
+                    response.error_code is Errors.DUPLICATE_BROKER_REGISTRATION and not self.refusal_reported:
+                # A restart within broker.session.timeout.ms of the previous run's last heartbeat: the
+                # controller keeps that session until it expires (Kafka logs this refusal at every retry).
+                self.refusal_reported = True
+                self.node.emit("broker_registration_refused",
+                               f"broker {self.broker_id}'s registration was refused with "
+                               f"DUPLICATE_BROKER_REGISTRATION: the controller still holds the session of its "
+                               f"previous run; it tries again until that session expires",
+                               broker=self.broker_id, error="DUPLICATE_BROKER_REGISTRATION")
             self._schedule(min(self.heartbeat_interval_ms, 200))   # retry, e.g. after NOT_CONTROLLER
 
     def _on_heartbeat(self, response) -> None:

@@ -55,6 +55,22 @@ def test_a_refused_registration_is_retried():
     assert h.manager.state is BrokerState.RECOVERY
 
 
+def test_a_duplicate_registration_is_told_once_per_refusal_streak():
+    h = LifecycleHarness(broker_id=4)
+    h.controller.registration_error = Errors.DUPLICATE_BROKER_REGISTRATION   # the previous run's session lives
+    h.manager.start()
+    h.tick(1000)
+    assert len(h.controller.registrations()) > 2                         # retried all along...
+    [refused] = h.emitted("broker_registration_refused")                 # ...but told once
+    assert refused.data == {"broker": 4, "error": "DUPLICATE_BROKER_REGISTRATION"}
+    h.controller.registration_error = Errors.NOT_CONTROLLER              # another error is not this event
+    h.tick(400)
+    assert len(h.emitted("broker_registration_refused")) == 1
+    h.controller.registration_error = Errors.NONE
+    h.tick(200)
+    assert h.manager.state is BrokerState.RECOVERY and not h.manager.refusal_reported
+
+
 def test_heartbeats_ask_to_stay_fenced_until_caught_up_and_ready():
     h = LifecycleHarness()
     h.metadata_offset = 42
