@@ -64,6 +64,10 @@ _ROWS = (
               "diagnose", "04", False,
               "Run an odd number of controllers: a quorum works only while a majority is alive",
               "quorum_drills:MajorityLost"),
+    DrillInfo("quick-restart", "A broker restarted right after a clean stop", "predict", "04", False,
+              "The controller decides which brokers belong to the cluster: it fences a broker whose "
+              "heartbeats stop, and registers a restarted broker under a new broker epoch",
+              "quorum_drills:QuickRestart"),
     DrillInfo("follower-out-of-sync", "Partitions are under-replicated", "diagnose", "03", False,
               "Followers copy the leader to take over when it fails; an operator watches the "
               "under-replicated partitions", "broker_failure_drills:FollowerOutOfSync"),

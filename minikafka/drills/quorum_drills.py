@@ -1,9 +1,10 @@
-"""Drills about the KRaft controller quorum: the active controller crashes; the majority is lost.
+"""Drills about the KRaft controller quorum: the active controller crashes; the majority is lost;
+a broker restarts too soon after a clean stop.
 
 Theory of operation
 -------------------
-Both run on a simulated cluster of three brokers and three or five
-controllers (the seed picks), after lesson 04:
+All run on a simulated cluster, after lesson 04; the first two on three
+brokers and three or five controllers (the seed picks):
 
 * `ControllerCrash` (predict): the active controller is killed while a
   producer writes.  The learner predicts whether the write is acknowledged
@@ -12,6 +13,14 @@ controllers (the seed picks), after lesson 04:
   needs, and the new epoch.  All four come from the run: the produce's
   answer time against the ``controller_elected`` event, the
   ``partition_changed`` events, the voter set, the quorum's epoch.
+* `QuickRestart` (predict): a broker (three or four brokers, one
+  controller) is stopped cleanly and started again at once, as in a rolling
+  restart.  The learner predicts that the new process is not registered at
+  once but refused (DUPLICATE_BROKER_REGISTRATION) until the old process's
+  heartbeat session expires, that the controller then fences the already
+  fenced broker a second time, that the broker gets a new epoch, and which
+  broker leads its partition meanwhile.  All from the run's events and
+  metadata records.
 * `MajorityLost` (diagnose): a majority of the controllers dies, unannounced.
   The producer still writes; creating a topic times out with the Java admin
   client's message.  The learner finds which controllers are down, whether
@@ -25,6 +34,7 @@ from minikafka.drills.drill_client import DrillClient
 from minikafka.drills.question import AFTER, Question
 from minikafka.drills.scenario import (UNANNOUNCED_NOTE, Scenario, events_text, expect_ok, now,
                                        unannounced, wait_for)
+from minikafka.timing import KAFKA_DEFAULTS, TEACHING_SCALE
 
 
 def _controllers(rng) -> int:
@@ -186,3 +196,127 @@ class MajorityLost(Scenario):
                 f"{self.expected['restarts-needed']} controller(s) restores a majority. Meanwhile "
                 f"the survivors keep asking for pre-votes (KIP-996) without raising their epoch, "
                 f"so their return does not disturb anything.")
+
+
+_SESSION, _HEARTBEAT = "broker.session.timeout.ms", "broker.heartbeat.interval.ms"
+_FENCE, _REGISTER = "BROKER_REGISTRATION_CHANGE_RECORD", "REGISTER_BROKER_RECORD"
+REGISTRATION_ANSWERS = ("NONE (registered at once)", "DUPLICATE_BROKER_REGISTRATION", "STALE_BROKER_EPOCH",
+                        "BROKER_ID_NOT_REGISTERED", "INCONSISTENT_CLUSTER_ID")
+
+
+def _broker_epoch(cluster, broker: int) -> int:
+    """The epoch of the broker's current registration: the offset of its last RegisterBrokerRecord."""
+    return [e.record.broker_epoch for e in cluster.metadata_records()
+            if e.type_name == _REGISTER and e.record.broker_id == broker][-1]
+
+
+class QuickRestart(Scenario):
+    def cluster_options(self):
+        self.brokers = self.rng.choice([3, 4])
+        return {"brokers": self.brokers, "controllers": 1}
+
+    def setup(self, cluster):
+        cluster.create_topic("orders", partitions=self.brokers, replication_factor=3)
+        self.client = DrillClient(cluster, "orders-producer")
+        for p in range(self.brokers):
+            expect_ok(self.client.produce("orders", p, [b"order"] * 5))
+        self.broker = self.rng.choice(cluster.broker_ids)
+        led = [p for p in range(self.brokers) if cluster.leader("orders", p) == self.broker]
+        self.partition = self.rng.choice(led or list(range(self.brokers)))
+        self.led = cluster.leader("orders", self.partition) == self.broker
+        self.epoch = _broker_epoch(cluster, self.broker)
+        self.session_ms = cluster.timing.ms(_SESSION)
+        self.heartbeat_ms = cluster.timing.ms(_HEARTBEAT)
+        self.layout = [f"  orders-{p}: leader {cluster.leader('orders', p)}, replicas "
+                       f"{cluster.replicas('orders', p)}, ISR {cluster.isr('orders', p)}"
+                       for p in range(self.brokers)]
+
+    def scene(self):
+        ids = ", ".join(map(str, range(1, self.brokers + 1)))
+        return (f"Brokers {ids} and one controller (1001); topic orders, replication factor 3:\n"
+                + "\n".join(self.layout) + f"\n\nBroker {self.broker} is registered with broker epoch "
+                f"{self.epoch}. When you run the drill, it is part of a rolling restart: it is stopped "
+                f"cleanly (a controlled shutdown, kafka-server-stop.sh) and started again at once. The "
+                f"sandbox's teaching profile divides Kafka's timeouts by {TEACHING_SCALE}: "
+                f"{_SESSION} is {self.session_ms} ms here ({KAFKA_DEFAULTS[_SESSION]} ms in Kafka), "
+                f"{_HEARTBEAT} {self.heartbeat_ms} ms ({KAFKA_DEFAULTS[_HEARTBEAT]} ms).")
+
+    def questions(self):
+        b, others = self.broker, tuple(x for x in range(1, self.brokers + 1) if x != self.broker)
+        return [
+            Question("registered-quickly", f"Is the new process of broker {b} registered with the "
+                     f"controller within 500 ms of its start?", "bool"),
+            Question("first-answer", f"What does the controller answer the first BrokerRegistration "
+                     f"request of broker {b}'s new process?", "choice", choices=REGISTRATION_ANSWERS),
+            Question("fence-records", f"How many BrokerRegistrationChangeRecords with fenced=1 for "
+                     f"broker {b} does the controller write between the stop and the new "
+                     f"registration?", "number"),
+            Question("same-epoch", f"Is broker {b} registered again with its old broker epoch "
+                     f"{self.epoch}?", "bool"),
+            Question("leader-meanwhile", f"While broker {b} waits to be registered, which broker "
+                     f"leads orders-{self.partition}?", "node", choices=others),
+        ]
+
+    def run(self, cluster):
+        b, seq, start = self.broker, cluster.events.last_seq, now(cluster)
+        first = cluster.metadata_records(include_noops=True)[-1].offset + 1
+        cluster.shutdown(b)
+        restarted = now(cluster)
+        cluster.restart(b)
+        wait_for(cluster, lambda: self._seen(cluster, seq, {"broker_registration_refused", "broker_registered"}),
+                 10_000, f"broker {b} asks to register")
+        leader_meanwhile = cluster.leader("orders", self.partition)
+        wait_for(cluster, lambda: self._seen(cluster, seq, {"broker_unfenced"}), 20_000,
+                 f"broker {b} is registered and unfenced")
+        registered = self._seen(cluster, seq, {"broker_registered"})[0]
+        refused = self._seen(cluster, seq, {"broker_registration_refused"})
+        records = [e for e in cluster.metadata_records() if e.offset >= first]
+        register = next(e for e in records if e.type_name == _REGISTER and e.record.broker_id == b)
+        fences = [e for e in records if e.type_name == _FENCE and e.record.broker_id == b
+                  and e.record.fenced == 1 and e.offset < register.offset]
+        self.expected = {
+            "registered-quickly": registered.time_ms - restarted <= 500,
+            "first-answer": refused[0].data["error"] if refused else REGISTRATION_ANSWERS[0],
+            "fence-records": len(fences),
+            "same-epoch": register.record.broker_epoch == self.epoch,
+            "leader-meanwhile": leader_meanwhile}
+        self.facts.update(fences=fences, register=register, waited=registered.time_ms - restarted)
+        lines = events_text(cluster, seq, {"broker_shutdown", "node_stopped", "node_restarted",
+                                           "broker_registration_refused", "broker_fenced", "broker_registered",
+                                           "broker_unfenced", "partition_changed"}, start)
+        epoch = register.record.broker_epoch
+        return lines + ["", f"The metadata log's records about broker {b} since the stop:"] + [
+            f"offset {e.offset:>3}: {e.to_json()}" for e in fences] + [
+            f"offset {register.offset:>3}: REGISTER_BROKER_RECORD brokerId {b}, brokerEpoch {epoch}, fenced true "
+            f"(incarnationId {register.record.incarnation_id})"]
+
+    def _seen(self, cluster, seq, kinds):
+        return [e for e in cluster.events.since(seq, kinds) if e.data.get("broker") == self.broker]
+
+    def hints(self):
+        return ["A clean stop fences the broker, but does it end the controller's heartbeat session for it?",
+                f"The controller lets a new process take a broker id only once the old process's session has "
+                f"expired, {_SESSION} after its last heartbeat; each registration gets a new broker epoch: the "
+                f"offset of its RegisterBrokerRecord in the metadata log."]
+
+    def explain(self):
+        b, register, fences = self.broker, self.facts["register"], self.facts["fences"]
+        leader = self.expected["leader-meanwhile"]
+        moved = (f"orders-{self.partition} went to broker {leader}, the first other replica of its assignment "
+                 f"in the ISR" if self.led else f"orders-{self.partition} stayed with broker {leader}")
+        return (f"A controlled shutdown moves broker {b}'s leaderships away ({moved}) and fences it, but "
+                f"the controller's BrokerHeartbeatTracker still holds a session for broker {b} at epoch "
+                f"{self.epoch}. Until that session expires, {_SESSION} after the last heartbeat "
+                f"({self.session_ms} ms here, {KAFKA_DEFAULTS[_SESSION]} ms in Kafka: the teaching profile "
+                f"divides it by {TEACHING_SCALE}), the controller refuses the new process with "
+                f"{self.expected['first-answer']} (in Kafka: \"DuplicateBrokerRegistrationException: Another "
+                f"broker is registered with that broker id. If the broker was recently restarted this should "
+                f"self-resolve once the heartbeat manager expires the broker's session.\"), and the broker "
+                f"retries. When the session expires the controller logs \"Fencing broker {b} at epoch "
+                f"{self.epoch} because its session has timed out.\" and fences the already fenced broker again: "
+                f"{len(fences)} identical fenced=1 records (offsets {', '.join(str(e.offset) for e in fences)}). "
+                f"Only then is the new process registered, {self.facts['waited']} ms after its start, with a "
+                f"new broker epoch, {register.record.broker_epoch}: the offset of its RegisterBrokerRecord. "
+                f"For an operator: a rolling restart that restarts each broker at once waits up to "
+                f"{_SESSION} per broker ({KAFKA_DEFAULTS[_SESSION] // 1000} s with Kafka's defaults) before "
+                f"the broker is back; wait for it to be registered and unfenced before stopping the next.")

@@ -17,7 +17,8 @@ def test_at_least_twelve_drills_of_all_three_kinds_after_every_lesson_01_to_06()
     assert {r.id for r in drills.catalogue(kind="fix")} == {"empty-new-broker", "unbalanced-leaders",
                                                             "offline-partition", "lagging-group"}
     assert [r.id for r in drills.catalogue(lesson=2)] == ["replication-factor-vs-brokers"]
-    assert [r.id for r in drills.catalogue(lesson=4)] == ["controller-crash", "controller-majority-lost"]
+    assert [r.id for r in drills.catalogue(lesson=4)] == ["controller-crash", "controller-majority-lost",
+                                                          "quick-restart"]
 
 
 def test_the_issues_twelve_situations_are_all_there():

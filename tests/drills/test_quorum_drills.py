@@ -4,7 +4,7 @@ import pytest
 
 from tests.drills.drill_harness import check_answers_are_graded, check_variants, start
 
-DRILLS = ["controller-crash", "controller-majority-lost"]
+DRILLS = ["controller-crash", "controller-majority-lost", "quick-restart"]
 
 
 @pytest.mark.parametrize("drill_id", DRILLS)
@@ -41,3 +41,32 @@ def test_a_lost_majority_stops_topic_creation_but_not_writes():
             for controller in dead[:expected["restarts-needed"]]:
                 drill.cluster.restart(controller)
             assert drill.cluster.wait_until(lambda: drill.cluster.active_controller is not None, 20_000)
+
+
+def test_a_quick_restart_waits_for_the_old_session_and_gets_a_new_epoch():
+    answers = {}
+    for seed in (1, 2, 3):
+        with start("quick-restart", seed) as drill:
+            scenario, cluster = drill.scenario, drill.cluster
+            broker, old_epoch = scenario.broker, scenario.epoch
+            replicas = cluster.replicas("orders", scenario.partition)
+            drill.run()
+            expected = scenario.expected
+            assert expected["registered-quickly"] is False
+            assert expected["first-answer"] == "DUPLICATE_BROKER_REGISTRATION"
+            assert expected["fence-records"] == 2
+            assert expected["same-epoch"] is False
+            fences, register = scenario.facts["fences"], scenario.facts["register"]
+            assert {(f.record.broker_epoch, f.record.fenced) for f in fences} == {(old_epoch, 1)}
+            assert register.record.broker_epoch == register.offset > old_epoch
+            assert scenario.facts["waited"] >= cluster.timing.ms("broker.session.timeout.ms")
+            if scenario.led:
+                assert expected["leader-meanwhile"] == next(r for r in replicas if r != broker)
+            events = cluster.events.since(0, {"broker_fenced"})
+            assert any(e.data.get("already_fenced") and e.data.get("broker") == broker for e in events)
+            drill.grade()
+            assert "Another broker is registered with that broker id." in drill.explanation
+            assert f"Fencing broker {broker} at epoch {old_epoch} because its session has timed out." \
+                in drill.explanation
+            answers[seed] = (scenario.brokers, broker, expected["leader-meanwhile"])
+    assert len(set(answers.values())) > 1, answers
