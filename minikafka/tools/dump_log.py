@@ -30,7 +30,8 @@ the Scala ``kafka.tools.DumpLogSegments``: ``dumpLog``, ``printBatchLevel``,
 ``printControlRecord``, ``ClusterMetadataLogMessageParser``) and
 ``FileLogInputStream.nextBatch``.  With ``--skip-record-metadata`` a record
 line is ``| `` and its key and payload (an empty line when the record has
-neither); 4.1.1 left out the ``| `` when a record had no key.  Simplified: magic v0/v1 batches are not decoded; of the control records
+neither); 4.1.1 left out the ``| `` when a record had no key.
+Simplified: magic v0/v1 batches are not decoded; of the control records
 only transaction markers and LeaderChange are decoded (the others Kafka
 writes only for snapshots and dynamic quorums, which the sandbox does not
 have); the ``--offsets-decoder``, ``--transaction-log-decoder``,

@@ -6,8 +6,8 @@ from minikafka.coordinator.classic_group import ClassicGroup, ClassicGroupState,
 from minikafka.coordinator.group_coordinator_config import GroupCoordinatorConfig
 from minikafka.coordinator.records import OffsetCommitKey, decode_record
 from minikafka.coordinator.requests import (
-    OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic, OffsetDeleteRequest, OffsetDeleteRequestTopic, OffsetDeleteResponse, OffsetDeleteResponsePartition,
-    OffsetDeleteResponseTopic,
+    OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic, OffsetDeleteRequest,
+    OffsetDeleteRequestTopic, OffsetDeleteResponse, OffsetDeleteResponsePartition, OffsetDeleteResponseTopic,
 )
 
 from .harness import GROUP, Box, Consumer, Harness, form_group
