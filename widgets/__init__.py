@@ -28,6 +28,16 @@ Widgets (ipywidgets; safe to update from the cluster's thread):
   side (log end offset, high watermark, ISR), live; `replica_table(snapshot,
   topic, partition)` is the same table as text.
 
+The learner acts (`minikafka.course` holds the logic, these are the faces):
+
+* `Prediction(question, kind=..., choices=...)`: an answer widget the
+  learner commits before the cells that show the result, ``p.answer(...)``
+  in code, and ``p.reveal(value_from_the_cluster, why=...)`` grading it;
+* `Task(text, check=..., hint=..., solution=...)`: a "your turn" task whose
+  check asks the cluster whether the learner's code did it (`checks` has
+  ready-made checks);
+* `progress_report(folder)`: this learner's predictions and tasks per lesson.
+
 Drills (`minikafka.drills`): `DrillPanel(drill)` shows a drill's questions
 with answer controls, the lock, a clock, hints and the graded explanation,
 beside the cluster's `Dashboard`; `TeacherView(folder)` shows a class's
@@ -41,6 +51,7 @@ raft code, stepped by hand (headless, or displayed as a `QuorumStepperView`);
 pre-vote, isolated leader).
 """
 
+from minikafka.course import checks
 from widgets.dashboard import Dashboard
 from widgets.drill_panel import DrillPanel
 from widgets.exercise import check_answer
@@ -52,7 +63,10 @@ from widgets.operator_view import OperatorView
 from widgets import quorum_scenarios
 from widgets.quorum_stepper import QuorumStepper, QuorumStepperError
 from widgets.quorum_stepper_view import QuorumStepperView
+from widgets.prediction import Prediction
+from widgets.progress_view import progress_report
 from widgets.replica_view import ReplicaView, replica_table
+from widgets.task import Task
 from widgets.teacher_view import TeacherView, teacher_html
 from widgets.render import (DOT_MISSING_MESSAGE, TopologyDiagram, dot_available,
                             topology_diagram, topology_html)
@@ -67,18 +81,22 @@ __all__ = [
     "EventLogView",
     "FailurePanel",
     "OperatorView",
+    "Prediction",
     "QuorumStepper",
     "QuorumStepperError",
     "QuorumStepperView",
     "ReplicaView",
+    "Task",
     "TeacherView",
     "TopologyDiagram",
     "TopologyView",
     "check_answer",
+    "checks",
     "dot_available",
     "format_event",
     "operator_html",
     "operator_text",
+    "progress_report",
     "quorum_scenarios",
     "replica_table",
     "teacher_html",

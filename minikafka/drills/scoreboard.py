@@ -56,18 +56,25 @@ def _file_name(learner: str) -> str:
     return f"{safe}.jsonl"
 
 
-def scoreboard_path(learner: str, path: str | os.PathLike | None = None) -> Path:
-    """Where ``learner``'s scores go: ``path`` if given, else ``MINIKAFKA_SCOREBOARD``,
-    else the per-user default (see the module docstring for folders and files)."""
-    chosen = os.fspath(path) if path is not None else os.environ.get(ENV_VAR, "")
+def learner_file(learner: str, chosen: str, default_name: str) -> Path:
+    """Where a learner's lines go when ``chosen`` (a path, or "") names a folder, a file or
+    nothing: ``<folder>/<learner>.jsonl``, the file itself, or the per-user default
+    ``$XDG_DATA_HOME/minikafka/<default_name>``.  Shared with the course's progress file."""
     if not chosen:
         base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local",
                                                               "share")
-        return Path(base) / "minikafka" / "scores.jsonl"
+        return Path(base) / "minikafka" / default_name
     target = Path(chosen).expanduser()
     if target.is_dir() or chosen.endswith(("/", os.sep)):
         return target / _file_name(learner)
     return target
+
+
+def scoreboard_path(learner: str, path: str | os.PathLike | None = None) -> Path:
+    """Where ``learner``'s scores go: ``path`` if given, else ``MINIKAFKA_SCOREBOARD``,
+    else the per-user default (see the module docstring for folders and files)."""
+    chosen = os.fspath(path) if path is not None else os.environ.get(ENV_VAR, "")
+    return learner_file(learner, chosen, "scores.jsonl")
 
 
 def check_writable(path: Path) -> None:

@@ -1,0 +1,132 @@
+"""The learner's progress file: one JSON line per revealed prediction or checked task.
+
+Theory of operation
+-------------------
+`widgets.Prediction` and `widgets.Task` append a line each time a
+prediction is revealed or a task is checked::
+
+    {"learner": "ada", "lesson": "01_brokers_and_topics", "kind": "prediction",
+     "id": "which-broker-leads-orders-1", "answered": true, "correct": false,
+     "at": "2026-11-28T14:02:11Z"}
+    {"learner": "ada", "lesson": "01_brokers_and_topics", "kind": "task",
+     "id": "create-payments", "done": true, "solution_shown": false,
+     "solution_ran": false, "at": "..."}
+
+Where the file is follows the drills' scoreboard (`minikafka.drills.scoreboard`):
+``MINIKAFKA_PROGRESS`` names a folder (``<folder>/<learner>.jsonl``, so a
+teacher collects a class's progress as they collect drill scores) or a file;
+otherwise ``$XDG_DATA_HOME/minikafka/progress.jsonl``.
+
+A lesson must never fail because its progress cannot be written: `ProgressLog`
+swallows the error and keeps it in ``problem`` (the index shows it).
+
+`lesson_summary` folds the lines into one row per lesson, keeping the last
+line per prediction or task (re-running a cell replaces, never adds), except
+that a task once done stays done.  The lesson a line belongs to is the
+notebook's name, read from the kernel's environment (``JPY_SESSION_NAME``,
+which Jupyter sets for every notebook kernel), or given explicitly.
+
+Not a Kafka concept: the teaching layer's records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from minikafka.drills.scoreboard import default_learner, learner_file
+
+ENV_VAR = "MINIKAFKA_PROGRESS"
+UNKNOWN_LESSON = "(unknown notebook)"
+
+
+def progress_path(learner: str | None = None, path: str | os.PathLike | None = None) -> Path:
+    """Where ``learner``'s progress goes: ``path``, else ``MINIKAFKA_PROGRESS``, else the default."""
+    chosen = os.fspath(path) if path is not None else os.environ.get(ENV_VAR, "")
+    return learner_file(learner or default_learner(), chosen, "progress.jsonl")
+
+
+def current_lesson() -> str:
+    """The running notebook's name without ``.ipynb`` (``01_brokers_and_topics``)."""
+    session = os.environ.get("JPY_SESSION_NAME", "")
+    if not session:
+        return UNKNOWN_LESSON
+    name = Path(session).name
+    return name[:-len(".ipynb")] if name.endswith(".ipynb") else name
+
+
+class ProgressLog:
+    """Appends progress lines for one learner; never raises into a lesson."""
+
+    def __init__(self, path: str | os.PathLike | None = None, learner: str | None = None):
+        self.learner = learner or default_learner()
+        self.path = progress_path(self.learner, path)
+        self.problem: str | None = None
+
+    def record(self, lesson: str, kind: str, id: str, **fields: Any) -> bool:
+        line = {"learner": self.learner, "lesson": lesson, "kind": kind, "id": id, **fields,
+                "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as out:
+                out.write(json.dumps(line, separators=(", ", ": ")) + "\n")
+        except OSError as error:
+            self.problem = (f"Cannot write progress to {self.path}: {error.strerror}; set "
+                            f"{ENV_VAR} to a writable file or folder")
+            return False
+        return True
+
+    def read(self) -> list[dict[str, Any]]:
+        return read_progress(self.path)
+
+
+def read_progress(path: Path) -> list[dict[str, Any]]:
+    """The lines of a progress file that parse as progress records (others are skipped)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    records = []
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and {"lesson", "kind", "id"} <= record.keys():
+            records.append(record)
+    return records
+
+
+@dataclass
+class LessonProgress:
+    lesson: str
+    predictions_made: int = 0
+    predictions_right: int = 0
+    predictions_revealed: int = 0
+    tasks_done: int = 0
+    tasks_checked: int = 0
+    _predictions: dict[str, dict] = field(default_factory=dict, repr=False)
+    _tasks: dict[str, bool] = field(default_factory=dict, repr=False)
+
+
+def lesson_summary(records: Iterable[dict[str, Any]]) -> dict[str, LessonProgress]:
+    """One `LessonProgress` per lesson named in ``records`` (see the module docstring)."""
+    lessons: dict[str, LessonProgress] = {}
+    for record in records:
+        row = lessons.setdefault(record["lesson"], LessonProgress(record["lesson"]))
+        if record["kind"] == "prediction":
+            row._predictions[record["id"]] = record
+        elif record["kind"] == "task":
+            row._tasks[record["id"]] = row._tasks.get(record["id"], False) or bool(
+                record.get("done") and not record.get("solution_ran"))
+    for row in lessons.values():
+        row.predictions_revealed = len(row._predictions)
+        row.predictions_made = sum(bool(r.get("answered")) for r in row._predictions.values())
+        row.predictions_right = sum(bool(r.get("correct")) for r in row._predictions.values())
+        row.tasks_checked = len(row._tasks)
+        row.tasks_done = sum(row._tasks.values())
+    return lessons
