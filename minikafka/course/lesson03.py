@@ -171,8 +171,8 @@ def below_min_isr(cluster: Any, topic: str, partition: int = 0) -> Outcome:
     seen = f"ISR {isr}, min.insync.replicas {min_isr}"
     if len(isr) < min_isr:
         return Outcome(True, seen)
-    return Outcome(False, f"{seen} (a follower cut off from the leader leaves the ISR only after "
-                          f"replica.lag.time.max.ms; check again a few seconds later)")
+    return Outcome(False, f"{seen} (a follower leaves the ISR once it has been behind the leader's log "
+                          f"end for replica.lag.time.max.ms; check again a few seconds later)")
 
 
 def truncated_records(cluster: Any, partition_name: str) -> int | None:
