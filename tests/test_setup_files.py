@@ -104,7 +104,7 @@ def test_binder_runtime_is_a_python_pyspark_supports():
 
 def test_quickstart_binder_link_opens_the_lesson_index():
     text = (ROOT / "docs/quickstart.md").read_text()
-    assert re.search(r"mybinder\.org/v2/gh/[^?\s]+\?urlpath=lab/tree/lessons/00_index\.ipynb", text)
+    assert re.search(r"mybinder\.org/v2/gh/[^?\s]+\?urlpath=lab/tree/my-lessons/00_index\.ipynb", text)
     assert "make lab" in text and "make test" in text
 
 
