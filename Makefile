@@ -40,7 +40,7 @@ test test-python test-lessons lab bench: export PYSPARK_DRIVER_PYTHON := $(CURDI
 # environment; without them conftest.py looks the programs up itself.
 LOAD_SYSTEM_DEPS := [[ ! -f $(SYSTEM_DEPS_ENV) ]] || { set -a; source $(SYSTEM_DEPS_ENV); set +a; }
 
-.PHONY: help venv test test-python test-lessons test-oracle lab bench clean
+.PHONY: help venv learner-copies test test-python test-lessons test-oracle lab bench clean
 
 help:
 	@echo "make lab     set up .venv, copy the lessons to my-lessons/ (outputs cleared) and start JupyterLab there"
@@ -100,10 +100,12 @@ test-lessons:
 # lessons and refreshes untouched copies, and never overwrites a learner's edits.
 LEARNER_DIR ?= my-lessons
 
-lab: venv
+learner-copies: venv
+	@$(PY) -m minikafka.course copies --source lessons --dest $(LEARNER_DIR)
+
+lab: venv learner-copies
 	@bash scripts/ensure_system_deps.sh dot java
 	@$(LOAD_SYSTEM_DEPS); bash scripts/ensure_jars.sh spark
-	@$(PY) -m minikafka.course copies --source lessons --dest $(LEARNER_DIR)
 	@args=(--ServerApp.root_dir=$(LEARNER_DIR)); \
 	[[ ! -f $(LEARNER_DIR)/00_index.ipynb ]] || args+=(--LabApp.default_url=/lab/tree/00_index.ipynb); \
 	[[ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" || "$$(uname)" == Darwin ]] || args+=(--no-browser); \
