@@ -19,6 +19,7 @@ def test_the_report_counts_per_lesson(tmp_path):
     lesson(tmp_path / "01_a.ipynb", "Lesson 01 · Brokers", 4, 3)
     lesson(tmp_path / "02_b.ipynb", "Lesson 02 · Sizing", 5, 3)
     (tmp_path / "notes.ipynb").write_text("{}")              # not a lesson
+    lesson(tmp_path / "00_index.ipynb", "Index", 0, 0)        # offers nothing: no row
     log = ProgressLog(tmp_path / "progress.jsonl", learner="ada")
     log.record("01_a", "prediction", "p1", answered=True, correct=True)
     log.record("01_a", "prediction", "p2", answered=True, correct=False)
@@ -46,4 +47,6 @@ def test_the_repositorys_lessons_offer_predictions_and_tasks():
     from pathlib import Path
     lessons = Path(__file__).resolve().parents[2] / "lessons"
     report = progress_report(lessons, progress=ProgressLog(lessons / "no-such-file.jsonl", "x"))
-    assert [r.lesson[:2] for r in report.rows] == ["00", "01", "02", "03", "04", "05", "06", "07"]
+    assert [r.lesson[:2] for r in report.rows] == ["01", "02", "03", "04", "05", "06", "07"]
+    for row in report.rows:          # issue 22: at least 4 graded predictions and 3 tasks a lesson
+        assert row.predictions >= 4 and row.tasks >= 3, row
