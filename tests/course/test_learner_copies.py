@@ -94,7 +94,8 @@ def test_make_lab_copies_the_repositorys_lessons_without_outputs_and_keeps_edits
     """`make learner-copies` (the step `make lab` runs first), twice, with an edit between."""
     dest = tmp_path / "my-lessons"
     command = ["make", "--no-print-directory", "learner-copies", f"LEARNER_DIR={dest}"]
-    first = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    first = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
     assert first.returncode == 0, first.stdout + first.stderr
     lessons = sorted(p.relative_to(ROOT / "lessons") for p in (ROOT / "lessons").rglob("*.ipynb"))
     copies = sorted(p.relative_to(dest) for p in dest.rglob("*.ipynb"))
@@ -105,7 +106,7 @@ def test_make_lab_copies_the_repositorys_lessons_without_outputs_and_keeps_edits
     index = dest / "00_index.ipynb"
     index.write_text(index.read_text().replace("minikafka", "my notes on minikafka", 1))
     edited = index.read_text()
-    second = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    second = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
     assert second.returncode == 0, second.stdout + second.stderr
     assert index.read_text() == edited
     assert "0 new, 0 updated" in second.stdout
