@@ -80,7 +80,8 @@ test-oracle: venv
 	$(PY) -m pytest -p no:cacheprovider -ra $(PYTEST_ARGS) tests/oracle || status=$$?; \
 	$(PY) scripts/oracle_fidelity_table.py; exit $$status
 
-# Every lesson and drill notebook in strict nbval mode; one worker owns a whole
+# Every lesson and drill notebook in strict nbval mode, twice in a row (a lesson
+# whose outputs depend on an earlier run fails the second pass); one worker owns a whole
 # notebook (loadscope) because all cells of a notebook share one kernel.  Graded
 # drills append to a scores file, predictions and tasks to a progress file: here
 # a throw-away folder, not the user's own.
@@ -91,9 +92,12 @@ test-lessons:
 	if [[ $${#notebooks[@]} -eq 0 ]]; then echo "No lessons/*.ipynb yet: notebook step skipped."; exit 0; fi; \
 	sanitize=""; [[ ! -f lessons/nbval_sanitize.cfg ]] || sanitize="--nbval-sanitize-with lessons/nbval_sanitize.cfg"; \
 	$(LOAD_SYSTEM_DEPS); \
-	$(PY) -m pytest -p no:python --nbval --nbval-current-env $$sanitize \
-	    --nbval-cell-timeout=$(NBVAL_CELL_TIMEOUT) -n $(JOBS) --dist loadscope -ra \
-	    $(PYTEST_ARGS) "$${notebooks[@]}"
+	for pass in 1 2; do \
+	    echo "== nbval, pass $$pass of 2 (the same outputs twice in a row, with the first pass's progress and scores left behind)"; \
+	    $(PY) -m pytest -p no:python -p no:cacheprovider --nbval --nbval-current-env $$sanitize \
+	        --nbval-cell-timeout=$(NBVAL_CELL_TIMEOUT) -n $(JOBS) --dist loadscope -ra \
+	        $(PYTEST_ARGS) "$${notebooks[@]}" || exit $$?; \
+	done
 
 # The learner works in my-lessons/: copies of lessons/ with every output cleared,
 # so no saved answer sits under a prediction.  A second `make lab` adds new

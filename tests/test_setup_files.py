@@ -149,6 +149,8 @@ def test_makefile_runs_notebooks_in_strict_nbval_mode():
     for flag in ("-p no:python", "--nbval ", "--nbval-current-env", "--dist loadscope", "lessons/nbval_sanitize.cfg"):
         assert flag in recipe, flag
     assert "--nbval-lax" not in recipe
+    assert "for pass in 1 2" in recipe          # issue 22: twice in a row
+    assert 'MINIKAFKA_PROGRESS="$$scores/progress/"' in recipe   # never the user's own progress
 
 
 def test_ci_run_runs_make_test_strictly():
