@@ -27,8 +27,8 @@ faces lessons use.  Not a Kafka concept: the teaching layer.
 
 from minikafka.course.answer_kinds import KINDS, AnswerKind, AnswerRefused
 from minikafka.course.prediction import PredictionState, Verdict
-from minikafka.course.progress import ProgressLog, lesson_summary, progress_path
+from minikafka.course.progress import ClassProgress, ProgressLog, lesson_summary, progress_path
 from minikafka.course.task import TaskState, TaskVerdict
 
-__all__ = ["KINDS", "AnswerKind", "AnswerRefused", "PredictionState", "ProgressLog", "TaskState",
+__all__ = ["KINDS", "AnswerKind", "AnswerRefused", "ClassProgress", "PredictionState", "ProgressLog", "TaskState",
            "TaskVerdict", "Verdict", "lesson_summary", "progress_path"]

@@ -52,3 +52,19 @@ def test_a_file_that_cannot_be_written_never_fails_the_lesson(tmp_path):
     assert log.record("01", "task", "t", done=True) is False
     assert log.problem.startswith(f"Cannot write progress to {blocker / 'p.jsonl'}:")
     assert "MINIKAFKA_PROGRESS" in log.problem
+
+
+def test_a_teacher_reads_the_class_from_a_folder(tmp_path, monkeypatch):
+    from minikafka.course.progress import ClassProgress
+    folder = tmp_path / "class"
+    monkeypatch.setenv(ENV_VAR, str(folder) + "/")
+    for learner, correct in (("ada", True), ("bob", False)):
+        log = ProgressLog(learner=learner)
+        log.record("01_a", "prediction", "p1", answered=True, correct=correct)
+        log.record("01_a", "task", "t1", done=correct, solution_ran=False)
+    (folder / "broken.jsonl").write_text("{oops\n")
+    report = ClassProgress.load()                            # MINIKAFKA_PROGRESS's folder
+    assert [(r["learner"], r["predictions_right"], r["tasks_done"]) for r in report.rows] == [
+        ("ada", 1, 1), ("bob", 0, 0)]
+    assert report.text().splitlines()[1].split() == ["ada", "01_a", "1", "1", "1"]
+    assert ClassProgress.load(tmp_path / "none").text().endswith("(no progress lines yet)")
