@@ -68,12 +68,13 @@ def code_cells(notebook: dict) -> list[tuple[int, str]]:
             if c["cell_type"] == "code"]
 
 
-def first_made(notebook: dict, kind: str) -> tuple[int, str]:
+def first_made(notebook: dict, kind: str, answered_with: str = "") -> tuple[int, str]:
+    """The first cell making a ``kind`` (whose source matches ``answered_with``), and its name."""
     for index, source in code_cells(notebook):
         for name, what in ASSIGNED.findall(source):
-            if what == kind:
+            if what == kind and re.search(answered_with, source):
                 return index, name
-    raise AssertionError(f"{LESSON} makes no {kind}")
+    raise AssertionError(f"{LESSON} makes no {kind} matching {answered_with!r}")
 
 
 def first_use(notebook: dict, after: int, pattern: str) -> int:
@@ -160,7 +161,8 @@ def progress_lines(path: Path) -> list[dict]:
 def test_a_prediction_answered_in_its_widget_is_graded_at_the_reveal(page, learner_root,
                                                                     progress_file):
     stored = json.loads((learner_root / LESSON).read_text())
-    asked, name = first_made(stored, "Prediction")
+    # The first prediction answered with a drop-down (one broker, node, choice, or True/False).
+    asked, name = first_made(stored, "Prediction", r"""kind=["'](broker|node|choice|bool)["']""")
     revealed = first_use(stored, asked, rf"\b{name}\.reveal\(")
     run_down_to(page, asked)
 
