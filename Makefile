@@ -106,6 +106,7 @@ LEARNER_DIR ?= my-lessons
 
 learner-copies: venv
 	@$(PY) -m minikafka.course copies --source lessons --dest $(LEARNER_DIR)
+	@$(PY) -m minikafka.course lab-settings
 
 lab: venv learner-copies
 	@bash scripts/ensure_system_deps.sh dot java

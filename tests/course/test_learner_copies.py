@@ -127,3 +127,17 @@ def test_binder_postbuild_makes_the_copies_the_readme_link_opens(tmp_path):
     assert run.returncode == 0, run.stderr
     copies = list((tmp_path / dest).rglob("*.ipynb"))
     assert len(copies) >= 8 and all(outputs_of(c) == [] for c in copies)
+
+
+def test_lab_settings_merge_into_the_environments_overrides(tmp_path):
+    from minikafka.course.lab_settings import overrides_path, write_overrides
+    path = overrides_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
+                                "@jupyterlab/apputils-extension:notification": {"doNotDisturbMode": True}}))
+    write_overrides(tmp_path)
+    written = json.loads(path.read_text())
+    assert written["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}
+    assert written["@jupyterlab/apputils-extension:notification"] == {
+        "doNotDisturbMode": True, "fetchNews": "false", "checkForUpdates": False}
+    assert "minikafka.course lab-settings" in (ROOT / "binder" / "postBuild").read_text()
