@@ -1,6 +1,7 @@
 # minikafka: two commands set everything up on a fresh machine.
 #
-#   make lab     build .venv, install minikafka, start JupyterLab on lessons/
+#   make lab     build .venv, install minikafka, copy the lessons to my-lessons/ with
+#                their outputs cleared (never overwriting your edits), start JupyterLab there
 #   make test    build .venv, install minikafka, run every test and lesson
 #   make test-oracle  the sandbox against a real Apache Kafka 4.3.1 (Java 17, jars from Maven Central)
 #
@@ -39,10 +40,10 @@ test test-python test-lessons lab bench: export PYSPARK_DRIVER_PYTHON := $(CURDI
 # environment; without them conftest.py looks the programs up itself.
 LOAD_SYSTEM_DEPS := [[ ! -f $(SYSTEM_DEPS_ENV) ]] || { set -a; source $(SYSTEM_DEPS_ENV); set +a; }
 
-.PHONY: help venv test test-python test-lessons test-oracle lab bench clean
+.PHONY: help venv learner-copies test test-python test-lessons test-oracle lab bench clean
 
 help:
-	@echo "make lab     set up .venv and start JupyterLab on lessons/"
+	@echo "make lab     set up .venv, copy the lessons to my-lessons/ (outputs cleared) and start JupyterLab there"
 	@echo "make test    set up .venv and run all tests, then the lessons with nbval"
 	@echo "make test-oracle  play the differential scenarios against a real Kafka 4.3.1 and refresh docs/fidelity.md"
 	@echo "make bench   run every benchmarks/*.py"
@@ -79,28 +80,42 @@ test-oracle: venv
 	$(PY) -m pytest -p no:cacheprovider -ra $(PYTEST_ARGS) tests/oracle || status=$$?; \
 	$(PY) scripts/oracle_fidelity_table.py; exit $$status
 
-# Every lesson and drill notebook in strict nbval mode; one worker owns a whole
+# Every lesson and drill notebook in strict nbval mode, twice in a row (a lesson
+# whose outputs depend on an earlier run fails the second pass); one worker owns a whole
 # notebook (loadscope) because all cells of a notebook share one kernel.  Graded
-# drills append to a scores file: here a throw-away folder, not the user's own.
+# drills append to a scores file, predictions and tasks to a progress file: here
+# a throw-away folder, not the user's own.
 test-lessons:
 	@shopt -s nullglob; notebooks=(lessons/*.ipynb lessons/drills/*.ipynb); \
 	scores=$$(mktemp -d); trap 'rm -rf "$$scores"' EXIT; export MINIKAFKA_SCOREBOARD="$$scores/"; \
+	export MINIKAFKA_PROGRESS="$$scores/progress/"; \
 	if [[ $${#notebooks[@]} -eq 0 ]]; then echo "No lessons/*.ipynb yet: notebook step skipped."; exit 0; fi; \
 	sanitize=""; [[ ! -f lessons/nbval_sanitize.cfg ]] || sanitize="--nbval-sanitize-with lessons/nbval_sanitize.cfg"; \
 	$(LOAD_SYSTEM_DEPS); \
-	$(PY) -m pytest -p no:python --nbval --nbval-current-env $$sanitize \
-	    --nbval-cell-timeout=$(NBVAL_CELL_TIMEOUT) -n $(JOBS) --dist loadscope -ra \
-	    $(PYTEST_ARGS) "$${notebooks[@]}"
+	for pass in 1 2; do \
+	    echo "== nbval, pass $$pass of 2 (the same outputs twice in a row, with the first pass's progress and scores left behind)"; \
+	    $(PY) -m pytest -p no:python -p no:cacheprovider --nbval --nbval-current-env $$sanitize \
+	        --nbval-cell-timeout=$(NBVAL_CELL_TIMEOUT) -n $(JOBS) --dist loadscope -ra \
+	        $(PYTEST_ARGS) "$${notebooks[@]}" || exit $$?; \
+	done
 
-lab: venv
+# The learner works in my-lessons/: copies of lessons/ with every output cleared,
+# so no saved answer sits under a prediction.  A second `make lab` adds new
+# lessons and refreshes untouched copies, and never overwrites a learner's edits.
+LEARNER_DIR ?= my-lessons
+
+learner-copies: venv
+	@$(PY) -m minikafka.course copies --source lessons --dest $(LEARNER_DIR)
+	@$(PY) -m minikafka.course lab-settings
+
+lab: venv learner-copies
 	@bash scripts/ensure_system_deps.sh dot java
 	@$(LOAD_SYSTEM_DEPS); bash scripts/ensure_jars.sh spark
-	@mkdir -p lessons
-	@args=(--ServerApp.root_dir=lessons); \
-	[[ ! -f lessons/00_index.ipynb ]] || args+=(--LabApp.default_url=/lab/tree/00_index.ipynb); \
+	@args=(--ServerApp.root_dir=$(LEARNER_DIR)); \
+	[[ ! -f $(LEARNER_DIR)/00_index.ipynb ]] || args+=(--LabApp.default_url=/lab/tree/00_index.ipynb); \
 	[[ -n "$${DISPLAY:-}$${WAYLAND_DISPLAY:-}" || "$$(uname)" == Darwin ]] || args+=(--no-browser); \
 	[[ $$(id -u) != 0 ]] || args+=(--allow-root); \
-	echo "Starting JupyterLab on lessons/: open the http://localhost:.../lab?token=... address it prints below; Ctrl-C stops it."; \
+	echo "Starting JupyterLab on $(LEARNER_DIR)/: open the http://localhost:.../lab?token=... address it prints below; Ctrl-C stops it."; \
 	exec $(VENV)/bin/jupyter lab "$${args[@]}" $(LAB_ARGS)
 
 # Benchmarks are the scripts benchmarks/bench_*.py; other files there are their helpers.

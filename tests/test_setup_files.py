@@ -104,7 +104,7 @@ def test_binder_runtime_is_a_python_pyspark_supports():
 
 def test_quickstart_binder_link_opens_the_lesson_index():
     text = (ROOT / "docs/quickstart.md").read_text()
-    assert re.search(r"mybinder\.org/v2/gh/[^?\s]+\?urlpath=lab/tree/lessons/00_index\.ipynb", text)
+    assert re.search(r"mybinder\.org/v2/gh/[^?\s]+\?urlpath=lab/tree/my-lessons/00_index\.ipynb", text)
     assert "make lab" in text and "make test" in text
 
 
@@ -149,6 +149,8 @@ def test_makefile_runs_notebooks_in_strict_nbval_mode():
     for flag in ("-p no:python", "--nbval ", "--nbval-current-env", "--dist loadscope", "lessons/nbval_sanitize.cfg"):
         assert flag in recipe, flag
     assert "--nbval-lax" not in recipe
+    assert "for pass in 1 2" in recipe          # issue 22: twice in a row
+    assert 'MINIKAFKA_PROGRESS="$$scores/progress/"' in recipe   # never the user's own progress
 
 
 def test_ci_run_runs_make_test_strictly():

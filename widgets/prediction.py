@@ -36,7 +36,7 @@ from typing import Any
 import ipywidgets
 
 from minikafka.course.answer_kinds import PLACEHOLDER, AnswerKind, AnswerRefused, shown
-from minikafka.course.prediction import PredictionState, Verdict
+from minikafka.course.prediction import AnswerLocked, PredictionState, Verdict
 from minikafka.course.progress import ProgressLog, current_lesson
 from widgets.display import show_in_kernel
 
@@ -94,6 +94,8 @@ class Prediction:
     def _commit(self, value: Any) -> str:
         try:
             stored = self._state.answer(value)
+        except AnswerLocked as refusal:
+            return str(refusal)                 # the widget keeps showing the verdict
         except AnswerRefused as refusal:
             message = str(refusal)
             self._set_status(message, "#b71c1c")

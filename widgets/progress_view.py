@@ -8,7 +8,8 @@ sets them beside what each lesson offers, counted from the notebooks in the
 folder (the number of ``Prediction(`` and ``Task(`` calls in their code
 cells), so a row reads "5 predictions: 3 made, 2 right · 3 tasks: 1 done".
 A task done only by the lesson's own catch-up, not by the learner, does not
-count as done.  Re-run the cell to refresh it.
+count as done.  A notebook that offers neither (the index itself) has no row.
+Re-run the cell to refresh it.
 
 `progress_report` returns a `ProgressReport`, displayed as an HTML table
 with the same table as plain text.
@@ -95,6 +96,8 @@ def progress_report(folder: str | Path = ".", progress: ProgressLog | None = Non
         if not _LESSON.match(notebook.name):
             continue
         title, predictions, tasks = offered(notebook)
+        if not predictions and not tasks:           # the index itself, a notes notebook
+            continue
         done = summary.get(notebook.stem)
         rows.append(ProgressRow(notebook.stem, title, predictions,
                                 done.predictions_made if done else 0,

@@ -19,7 +19,11 @@ widget, so that a test, a script and the widgets grade the same way:
   prediction or task) and its summary per lesson;
 * `learner_copies`: the copies of the lessons a learner opens, with every
   output cleared, made without ever overwriting the learner's edits
-  (``python -m minikafka.course copies``).
+  (``python -m minikafka.course copies``); `lab_settings`: JupyterLab
+  without the news prompt (``python -m minikafka.course lab-settings``);
+* `lesson01` ... `lesson07`: each lesson's harness, the plumbing its cells
+  need but a learner need not read (threads, timers, client loops, Spark
+  queries, the checks of its tasks), imported by that lesson alone.
 
 `widgets.Prediction`, `widgets.Task` and `widgets.ProgressView` are the
 faces lessons use.  Not a Kafka concept: the teaching layer.
@@ -27,8 +31,8 @@ faces lessons use.  Not a Kafka concept: the teaching layer.
 
 from minikafka.course.answer_kinds import KINDS, AnswerKind, AnswerRefused
 from minikafka.course.prediction import PredictionState, Verdict
-from minikafka.course.progress import ProgressLog, lesson_summary, progress_path
+from minikafka.course.progress import ClassProgress, ProgressLog, lesson_summary, progress_path
 from minikafka.course.task import TaskState, TaskVerdict
 
-__all__ = ["KINDS", "AnswerKind", "AnswerRefused", "PredictionState", "ProgressLog", "TaskState",
+__all__ = ["KINDS", "AnswerKind", "AnswerRefused", "ClassProgress", "PredictionState", "ProgressLog", "TaskState",
            "TaskVerdict", "Verdict", "lesson_summary", "progress_path"]

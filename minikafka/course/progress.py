@@ -26,6 +26,10 @@ that a task once done stays done.  The lesson a line belongs to is the
 notebook's name, read from the kernel's environment (``JPY_SESSION_NAME``,
 which Jupyter sets for every notebook kernel), or given explicitly.
 
+`ClassProgress.load(folder)` reads a class's files (one per learner when
+``MINIKAFKA_PROGRESS`` names a shared folder) into one row per learner and
+lesson, for the teacher.
+
 Not a Kafka concept: the teaching layer's records.
 """
 
@@ -130,3 +134,41 @@ def lesson_summary(records: Iterable[dict[str, Any]]) -> dict[str, LessonProgres
         row.tasks_checked = len(row._tasks)
         row.tasks_done = sum(row._tasks.values())
     return lessons
+
+
+def _progress_files(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    files: list[Path] = []
+    for given in paths:
+        path = Path(given).expanduser()
+        files += sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    return files
+
+
+@dataclass(frozen=True)
+class ClassProgress:
+    """A class's progress: one row per learner and lesson, read from many progress files."""
+    rows: tuple[dict[str, Any], ...]
+
+    @classmethod
+    def load(cls, *paths: str | os.PathLike) -> "ClassProgress":
+        """Files or folders (every ``*.jsonl`` inside), as a teacher collects them; by default
+        the folder or file ``MINIKAFKA_PROGRESS`` names."""
+        chosen = paths or (os.environ.get(ENV_VAR) or str(progress_path("any")),)
+        by_learner: dict[str, list[dict[str, Any]]] = {}
+        for path in _progress_files(chosen):
+            for record in read_progress(path):
+                by_learner.setdefault(str(record.get("learner", path.stem)), []).append(record)
+        rows = []
+        for learner in sorted(by_learner):
+            for lesson, row in sorted(lesson_summary(by_learner[learner]).items()):
+                rows.append({"learner": learner, "lesson": lesson,
+                             "predictions_made": row.predictions_made,
+                             "predictions_right": row.predictions_right,
+                             "tasks_done": row.tasks_done})
+        return cls(tuple(rows))
+
+    def text(self) -> str:
+        header = f"{'learner':12} {'lesson':34} {'predicted':>9} {'right':>5} {'tasks done':>10}"
+        lines = [header] + [f"{r['learner']:12} {r['lesson']:34} {r['predictions_made']:>9} "
+                            f"{r['predictions_right']:>5} {r['tasks_done']:>10}" for r in self.rows]
+        return "\n".join(lines if self.rows else [header, "(no progress lines yet)"])

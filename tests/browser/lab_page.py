@@ -148,7 +148,9 @@ def first_kill_cell(notebook: dict[str, Any]) -> tuple[int, str]:
     """The first code cell that kills a broker, and the partition whose leader it kills.
 
     That is where the lesson invites the learner to press the Kill button
-    instead; the cell must name the partition as ``cluster.leader("orders", 1)``.
+    instead.  The kill may be in the cell's code or in the solution of the
+    "your turn" task the cell defines (``solution='cluster.kill_broker(...)'``);
+    either way the cell must name the partition as ``cluster.leader("orders", 1)``.
     """
     for index, cell in enumerate(notebook.get("cells", [])):
         source = _joined(cell.get("source", ""))

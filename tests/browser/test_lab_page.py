@@ -97,6 +97,18 @@ def test_notebook_json_readers():
     assert first_kill_cell(NOTEBOOK) == (2, "orders-1")
 
 
+def test_a_task_whose_solution_kills_a_leader_is_a_kill_cell():
+    task = ("t_kill = Task(\"Kill the broker that leads orders-1.\",\n"
+            "              check=lambda: leader_killed(cluster, \"orders\", 1),\n"
+            "              solution='cluster.kill_broker(cluster.leader(\"orders\", 1))', catch_up=True)")
+    notebook = {"cells": [{"cell_type": "markdown", "source": "Or press its **Kill** button."},
+                          {"cell_type": "code", "source": "dashboard"},
+                          {"cell_type": "code", "source": task},
+                          {"cell_type": "code", "source": "# Your code here"},
+                          {"cell_type": "code", "source": "t_kill.check()"}]}
+    assert first_kill_cell(notebook) == (2, "orders-1")
+
+
 def test_a_kill_cell_must_name_the_partition_and_a_lesson_must_have_one():
     unnamed = {"cells": [{"cell_type": "code", "source": "cluster.kill(2)"}]}
     with pytest.raises(AssertionError, match="does not name the partition"):

@@ -8,16 +8,18 @@ notebooks are never opened for writing -- and Chromium, driven by
 Playwright for Python with the system browser (`chromium_executable`),
 opens lesson 01.
 
-The lesson's first cell that kills a broker is where it invites the
-learner to press the dashboard's Kill button instead ("or run the next
-cell").  So the test runs every cell above that one, reads the
-`Dashboard`'s diagram from the page, and clicks "Kill broker N" for the
-broker the diagram marks ``L`` for the partition that cell names.  It waits
-until the SVG shows broker N ``dead`` and another broker ``L`` for that
-partition (the controller fenced the broker and moved leadership, and the
-widget redrew from the kernel's thread), saves the page as
-``docs/screenshots/lesson01.png`` (the README shows it), and then runs the
-rest of the lesson, which must cope with the button having been pressed.
+The lesson's first cell that kills a broker (the "your turn" task whose
+solution kills the leader of ``orders-1``) is where it invites the learner
+to press the dashboard's Kill button instead.  So the test runs every cell
+above that one, reads the `Dashboard`'s diagram from the page, and clicks
+"Kill broker N" for the broker the diagram marks ``L`` for the partition
+that cell names.  It waits until the SVG shows broker N ``dead`` and another
+broker ``L`` for that partition (the controller fenced the broker and moved
+leadership, and the widget redrew from the kernel's thread), saves the page
+as ``docs/screenshots/lesson01.png`` (the README shows it), and then runs
+the rest of the lesson, which must cope with the button having been pressed:
+the task's check finds the leader dead (so its catch-up kills nobody else)
+and the lesson goes on with broker N, which it names ("broker N is dead").
 
 Every wait polls with a deadline; JupyterLab, its kernel and the browser
 are stopped whatever happens (`LabServer.stop`, ``browser.close``).  When a
@@ -113,9 +115,10 @@ def test_pressing_kill_on_a_leader_moves_leadership_in_the_diagram(page, lab, no
     new_leader = partition_leaders(after)[partition]
     assert after[new_leader].is_alive and after[victim].marks[partition] != "L"
     # The lesson carried on with the broker the learner killed, not another one.
-    said = cell_stdout(notebook, kill_cell)
-    assert re.search(rf"\bbroker {victim}\b", said), \
-        f"after Kill broker {victim} was pressed, the kill cell printed: {said!r}"
+    said = "".join(cell_stdout(notebook, index) for index in range(kill_cell, len(notebook["cells"])))
+    dead = re.findall(r"\bbroker (\d+) is dead\b", said)
+    assert dead[:1] == [str(victim)], \
+        f"after Kill broker {victim} was pressed, the cells from the kill cell on printed: {said!r}"
 
 
 # --------------------------------------------------------------------------- steps
