@@ -44,7 +44,13 @@ def topic_has(cluster: Any, name: str, *, partitions: int | None = None,
         if actual != str(value):
             return Outcome(False, f"{name} has {key}={actual if actual is not None else '(default)'}"
                                   f", not {value}")
-    return Outcome(True, f"{name}: {count} partition(s)")
+    asked = []
+    if partitions is not None:
+        asked.append(f"{count} partition{'s' if count != 1 else ''}")
+    if replication_factor is not None:
+        asked.append(f"{replication_factor} replica{'s' if replication_factor != 1 else ''} each")
+    asked += [f"{key}={value}" for key, value in (config or {}).items()]
+    return Outcome(True, f"{name}: {', '.join(asked)}" if asked else f"{name} exists")
 
 
 def broker_process(cluster: Any, broker: int, state: str) -> Outcome:

@@ -25,7 +25,10 @@ def test_topic_has(cluster):
         "payments has retention.ms=1000, not 2000"
     done = checks.topic_has(cluster, "payments", partitions=2, replication_factor=1,
                             config={"retention.ms": 1000})
-    assert done.done and done.detail == "payments: 2 partition(s)"
+    assert done.done and done.detail == "payments: 2 partitions, 1 replica each, retention.ms=1000"
+    assert checks.topic_has(cluster, "payments").detail == "payments exists"
+    assert checks.topic_has(cluster, "payments", config={"retention.ms": 1000}).detail == \
+        "payments: retention.ms=1000"
 
 
 def test_leaders_and_processes(cluster):
