@@ -61,7 +61,10 @@ def test_binder_fetches_at_build_time():
     assert post_build.startswith("#!/bin/bash\n")  # repo2docker runs it as a program
     assert os.access(ROOT / "binder" / "postBuild", os.X_OK)
     code = [line for line in post_build.splitlines() if line.strip() and not line.startswith("#")]
-    assert code == ["set -euo pipefail", "python -m minikafka.jvm fetch spark kafka"]
+    assert code == ["set -euo pipefail", "python -m minikafka.jvm fetch spark kafka",
+                    # then the learner's cleared copies and JupyterLab's settings (tests/course)
+                    "python -m minikafka.course copies --source lessons --dest my-lessons",
+                    "python -m minikafka.course lab-settings"]
 
 
 def test_the_fetch_command_refuses_unknown_sets(capsys):
