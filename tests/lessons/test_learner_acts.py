@@ -9,6 +9,8 @@ Read from the notebooks' code (the order of cells is the order a learner meets t
   and every reveal's saved output is the unanswered verdict;
 * every ``name = Task(...)`` has a ``name.check()`` in a later cell;
 * lessons 01-07 have at least 4 predictions and 3 tasks each;
+* every cell whose code holds an answer (a reveal and its explanation, a task's hint and
+  solution) is folded in JupyterLab (``source_hidden``), so reading down never shows it first;
 * no saved widget state (it would carry whatever a run left in the answer widgets).
 """
 
@@ -86,3 +88,11 @@ def test_tasks_are_checked_after_the_learners_cell(notebook):
                          ids=lambda p: p.name)
 def test_no_saved_widget_state(notebook):
     assert "widgets" not in json.loads(notebook.read_text())["metadata"]
+
+
+@pytest.mark.parametrize("notebook", COURSE, ids=lambda p: p.name)
+def test_cells_holding_answers_are_folded(notebook):
+    unfolded = [source(c)[:60] for c in code_cells(notebook)
+                if re.search(r"\b\w+\.reveal\(|^\w+\s*=\s*Task\(", source(c), re.M)
+                and not c["metadata"].get("jupyter", {}).get("source_hidden")]
+    assert unfolded == [], f"{notebook.name}: run scripts/hide_answer_cells.py; not folded: {unfolded}"
