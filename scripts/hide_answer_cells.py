@@ -7,6 +7,9 @@ committed.  This marks every code cell that calls ``<name>.reveal(`` or makes a 
 JupyterLab's ``"jupyter": {"source_hidden": true}`` cell metadata: the cell still runs and its
 output shows; its code is one click away (the learner chooses to look).  The learner's copies
 keep the mark (`minikafka.course.learner_copies`); ``tests/lessons/test_learner_acts.py`` checks it.
+JupyterLab shows the first line of a folded cell, so such a cell starts with the reveal or the
+Task (the code that makes it happen stays in a visible cell above) and a reveal's ``why=`` goes
+on a line of its own.
 
     .venv/bin/python scripts/hide_answer_cells.py lessons/0*.ipynb
 """

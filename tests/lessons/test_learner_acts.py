@@ -96,3 +96,8 @@ def test_cells_holding_answers_are_folded(notebook):
                 if re.search(r"\b\w+\.reveal\(|^\w+\s*=\s*Task\(", source(c), re.M)
                 and not c["metadata"].get("jupyter", {}).get("source_hidden")]
     assert unfolded == [], f"{notebook.name}: run scripts/hide_answer_cells.py; not folded: {unfolded}"
+    # JupyterLab shows a folded cell's first line: the reveal or the Task, never its explanation.
+    for cell in code_cells(notebook):
+        if cell["metadata"].get("jupyter", {}).get("source_hidden"):
+            first = source(cell).split("\n")[0]
+            assert re.match(r"^\w+(\.reveal\(|\s*=\s*Task\()", first) and "why=" not in first, first
