@@ -112,7 +112,7 @@ def test_delete_offsets_gives_up_when_the_coordinator_stays_loading(cluster, cli
     commit(cluster, "loading", 3)
     coordinator = Coordinator(monkeypatch, 47, offset_delete, LOADING, forever=True)
     result = groups_tool(cli, cluster, "--delete-offsets", "--group", "loading", "--topic", "clicks:0",
-                         "--timeout", "300")
+                         "--timeout", "1500")     # room for a retry on a busy machine
     assert result.out == ("\nError: Encountered some unknown error: REQUEST_TIMED_OUT\n" + HEADER
                           + f"\nclicks          0          Error: {TIMEOUT}offsetDelete(api=OFFSET_DELETE)\n")
     assert (result.code, result.err) == (0, "") and coordinator.asked > 1
