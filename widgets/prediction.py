@@ -39,6 +39,7 @@ from minikafka.course.answer_kinds import PLACEHOLDER, AnswerKind, AnswerRefused
 from minikafka.course.prediction import AnswerLocked, PredictionState, Verdict
 from minikafka.course.progress import ProgressLog, current_lesson
 from widgets.display import show_in_kernel
+from widgets.drill_panel import parse_numbers
 
 _PICK = "(pick one)"
 
@@ -178,16 +179,10 @@ class Prediction:
 
 
 def _parse_number_text(text: str, many: bool) -> Any:
-    """What was typed into a number box: ``3`` -> 3, ``0, 2`` -> [0, 2]; blank is no answer;
-    anything else goes on as text, so the kind explains what it expected."""
+    """What was typed into a number box, read as the drill panel reads it (`parse_numbers`);
+    set braces are allowed ("{0, 2}", "{}" for none), and a blank box is no answer."""
     text = text.strip()
-    if not text:
-        return PLACEHOLDER
-    parts = [p.strip() for p in text.strip("{}[]() ").replace(";", ",").split(",") if p.strip()]
-    try:
-        values = [int(p) for p in parts]
-    except ValueError:
-        return text
-    if many:
-        return values
-    return values[0] if len(values) == 1 else text
+    inner = text.strip("{}[]() ")
+    if not inner:
+        return PLACEHOLDER if not text else [] if many else text
+    return parse_numbers(inner, many)
