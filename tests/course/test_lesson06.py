@@ -100,8 +100,9 @@ def test_simulated_move_is_deterministic_and_the_throttle_sets_its_pace():
     # 3 MB at 1 MB/s: fetches of up to 1 MiB, the last one unthrottled once the copy is caught up
     assert 1_500 < throttled.move_ms < 3_500
     assert max(per_second(throttled)) <= 1_100_000 < max(per_second(free))
-    assert throttled.throttle_configs[f"broker {throttled.leader}: leader.replication.throttled.rate"] == "1000000"
-    assert throttled.throttle_configs[f"broker {throttled.new_broker}: follower.replication.throttled.rate"] == "1000000"
+    configs = throttled.throttle_configs
+    assert configs[f"broker {throttled.leader}: leader.replication.throttled.rate"] == "1000000"
+    assert configs[f"broker {throttled.new_broker}: follower.replication.throttled.rate"] == "1000000"
     assert throttled.throttle_configs["topic events: follower.replication.throttled.replicas"] == \
         f"0:{throttled.new_broker}"
 
