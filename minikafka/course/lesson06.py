@@ -140,15 +140,18 @@ def _log_size(cluster: Any, broker: int, topic: str, partition: int) -> int:
 
 
 def _throttle_configs(cluster: Any, leader: int, new_broker: int) -> dict[str, str]:
-    """The reassignment's throttle settings in force: the two brokers' dynamic rates (read from
-    each broker's metadata image, as the broker itself reads them) and the topic's throttled
-    replicas."""
-    found = {}
-    for name, node in (("leader.replication.throttled.rate", leader),
-                       ("follower.replication.throttled.rate", new_broker)):
-        value = cluster._call(lambda node=node, name=name: cluster._node(node).broker.dynamic_broker_config(name))
-        if value is not None:
-            found[f"broker {node}: {name}"] = str(value)
+    """The reassignment's throttle settings in force: the two brokers' dynamic rates, from the
+    last ConfigRecord of each in the metadata log (what every broker replays), and the topic's
+    throttled replicas."""
+    wanted = [(str(leader), "leader.replication.throttled.rate"),
+              (str(new_broker), "follower.replication.throttled.rate")]
+    rates: dict[tuple[str, str], str | None] = {}
+    for entry in cluster.metadata_records():
+        record = entry.record
+        if entry.type_name == "CONFIG_RECORD" and (record.resource_name, record.name) in wanted:
+            rates[(record.resource_name, record.name)] = record.value
+    found = {f"broker {node}: {name}": rates[(node, name)] for node, name in wanted
+             if rates.get((node, name)) is not None}
     for name, value in sorted(cluster.snapshot().topic("events").configs.items()):
         if "throttled" in name:
             found[f"topic events: {name}"] = value
