@@ -35,6 +35,8 @@ from typing import Any, Callable
 
 import ipywidgets
 
+from minikafka.drills.answer_types import choice_labels
+
 NO_ANSWER = "(no answer)"
 
 
@@ -116,7 +118,9 @@ class DrillPanel(ipywidgets.HBox):
 
     def _question_row(self, question) -> ipywidgets.VBox:
         if question.type in ("choice", "bool", "node"):
-            options = [(NO_ANSWER, None)] + [(str(c), c) for c in question.choices]
+            shown = choice_labels(question.choices) if question.type == "choice" else \
+                [str(c) for c in question.choices]
+            options = [(NO_ANSWER, None)] + list(zip(shown, question.choices))
             control = ipywidgets.Dropdown(options=options, value=None,
                                           layout=ipywidgets.Layout(width="auto"))
             read = lambda: control.value                                     # noqa: E731
