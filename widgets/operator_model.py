@@ -129,7 +129,8 @@ def probe(node: NodeSnapshot) -> BrokerProbe:
         request = "timed out"
     else:
         request = "answered"
-    return BrokerProbe(node.node_id, listed, node.registration or "unregistered", request)
+    registration = node.registration or ("unregistered" if node.is_broker else "-")
+    return BrokerProbe(node.node_id, listed, registration, request)
 
 
 def observed_state(node: NodeSnapshot) -> str:

@@ -84,8 +84,15 @@ def operator_text(snapshot: ClusterSnapshot, *, rates: bool = True, legend: bool
     return "\n".join(lines)
 
 
-def probe_text(snapshot: ClusterSnapshot) -> str:
-    """Per broker: what ``ps``, the controller and a request to its port show (no cause)."""
+def probe_text(snapshot: ClusterSnapshot, *, controllers: bool = False) -> str:
+    """Per broker (or, with ``controllers=True``, per controller): what ``ps``, the active
+    controller and a request to its port show; no cause."""
+    if controllers:
+        rows = [("CONTROLLER", "PROCESS LISTED", "A REQUEST TO ITS PORT")]
+        for node in snapshot.controllers:
+            seen = probe(node)
+            rows.append((str(seen.broker), "yes" if seen.process_listed else "no", seen.request))
+        return "\n".join(_table(rows))
     rows = [("BROKER", "PROCESS LISTED", "REGISTRATION (CONTROLLER)", "A REQUEST TO ITS PORT")]
     for node in snapshot.brokers:
         seen = probe(node)

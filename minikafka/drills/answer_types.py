@@ -79,12 +79,13 @@ def resolve_choice(value: Any, choices) -> str | None:
     choices = tuple(choices)
     count = len(choices)
     letters = LETTERS[:count]
-    span = f"a to {letters[-1]}" if count > 1 else "a"
+    span = {1: "a", 2: "a or b"}.get(count, f"a to {letters[-1]}")
     if isinstance(value, Integral) and not isinstance(value, bool):
         if 1 <= value <= count:
             return choices[int(value) - 1]
         raise ChoiceNotOffered(f"{value} is not offered: the choices are numbered 1 to {count} "
-                               f"(or lettered {span})")
+                               f"(or lettered {span})" if count > 1 else
+                               f"{value} is not offered: the only choice is number 1 (letter a)")
     if not isinstance(value, str):
         return None
     if value in choices:

@@ -167,7 +167,9 @@ class MajorityLost(Scenario):
                 f"factor 3) and a producer writing to it. When you run the drill, something "
                 f"happens to the controllers; then the producer writes again, and an operator "
                 f"tries to create a topic. {UNANNOUNCED_NOTE}\nLook with the dashboard, "
-                f"cluster.snapshot().controllers, cluster.quorum_status(), cluster.active_controller, "
+                f"what the process table and a request to each controller show "
+                f"(probe_text(cluster.snapshot(), controllers=True)), cluster.quorum_status(), "
+                f"cluster.active_controller, "
                 f"cluster.metric('kafka.controller:type=KafkaController,name=ActiveControllerCount').")
 
     def questions(self):
@@ -203,7 +205,8 @@ class MajorityLost(Scenario):
             f"The operator's kafka-topics.sh --create --topic audit: {created}"])
 
     def hints(self):
-        return ["cluster.snapshot().controllers shows each controller's process and KRaft role.",
+        return ["Which controllers' processes are still listed, and which answer a request? "
+                "probe_text(cluster.snapshot(), controllers=True) shows both.",
                 "A quorum elects a leader and commits records only with a majority of its voters."]
 
     def explain(self):
