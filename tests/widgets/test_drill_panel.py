@@ -190,3 +190,16 @@ def test_a_choice_drop_down_shows_letters_and_stores_the_text():
             assert drill.answers["move-time"] == question.choices[1] and panel.last_error is None
         finally:
             panel.close()
+
+
+def test_beside_a_diagnose_drill_the_operator_view_not_the_diagram(no_dot):
+    from widgets.operator_view import OperatorView
+    with drills.start("follower-out-of-sync", seed=1, record=False, learner="panel") as drill:
+        panel = DrillPanel(drill, tick_s=None)
+        try:
+            assert isinstance(panel.dashboard, OperatorView)
+            panel.buttons["run"].click()
+            shown = panel.dashboard.text(rates=False)
+            assert "paused" not in shown and "not responding" in shown
+        finally:
+            panel.close()
