@@ -41,7 +41,13 @@ BEFORE, AFTER = "before", "after"       # answered before the run (predict) or a
 
 class DrillError(ValueError):
     """Bad input to a drill (unknown drill or question, an answer of the wrong type, an
-    answer after the lock...); the message is one line saying what to do instead."""
+    answer after the lock...); the message is one line saying what to do instead.
+
+    In a notebook, IPython shows `_render_traceback_` instead of a traceback: the learner
+    reads that one line, not the drill engine's stack."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"DrillError: {self}"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,3 +144,20 @@ def test_bad_input_gets_one_clear_line(question_id, value, words):
         message = str(refused.value)
         assert words in message and "\n" not in message and "Traceback" not in message
         assert drill.answers == {}
+
+
+def test_in_a_notebook_a_refusal_shows_one_line_and_no_traceback():
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell.instance()
+    shown = []
+    original = shell._showtraceback
+    shell._showtraceback = lambda etype, value, stb: shown.append(stb)
+    try:
+        with start("leader-crash", 1) as drill:
+            shell.user_ns["drill"] = drill
+            shell.run_cell('drill.answer("failover-time", "z")')
+    finally:
+        shell._showtraceback = original
+        shell.user_ns.pop("drill", None)
+    assert shown == [["DrillError: Question 'failover-time': 'z' is not a letter offered: the "
+                      "letters are a to d"]]
