@@ -23,7 +23,9 @@ Widgets (ipywidgets; safe to update from the cluster's thread):
   controller, offline and under-replicated partitions, brokers alive) and
   per-broker disk, partition/leader balance and traffic from Kafka's MBeans;
   `operator_text(snapshot)` is the same view as stable text, `operator_html`
-  as an HTML fragment;
+  as an HTML fragment; its broker states are what an operator observes, and
+  `probe_text(snapshot)` lists the observations behind them (is the process
+  listed, is the broker fenced, does a request to its port get an answer);
 * `ReplicaView(cluster, topic, partition)`: one partition's replicas side by
   side (log end offset, high watermark, ISR), live; `replica_table(snapshot,
   topic, partition)` is the same table as text.
@@ -58,7 +60,7 @@ from widgets.exercise import check_answer
 from widgets.event_log_view import EventLogView, format_event
 from widgets.failure_panel import FailurePanel
 from widgets.operator_html import operator_html
-from widgets.operator_text import operator_text
+from widgets.operator_text import operator_text, probe_text
 from widgets.operator_view import OperatorView
 from widgets import quorum_scenarios
 from widgets.quorum_stepper import QuorumStepper, QuorumStepperError
@@ -96,6 +98,7 @@ __all__ = [
     "format_event",
     "operator_html",
     "operator_text",
+    "probe_text",
     "progress_report",
     "quorum_scenarios",
     "replica_table",

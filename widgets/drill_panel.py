@@ -21,7 +21,10 @@ drill's own API, so the panel and a headless script grade the same way:
 * a refused answer (wrong type, too late) never raises into the kernel: the
   status line shows the one-line reason, and ``panel.last_error`` keeps it;
 * the cluster's `Dashboard` (diagram, fault buttons, event log) sits beside
-  the drill unless ``dashboard=False``.
+  the drill unless ``dashboard=False``; beside a *diagnose* drill, the
+  `OperatorView` instead: its broker states are what an operator observes
+  (alive, fenced, not responding, dead), where the dashboard's diagram names
+  the sandbox's own fault (paused, isolated) and would give the answer away.
 
 ``tick_s=None`` stops the clock's thread (tests call `tick` themselves).
 The ``repr`` is deterministic, for nbval.
@@ -34,6 +37,8 @@ import threading
 from typing import Any, Callable
 
 import ipywidgets
+
+from minikafka.drills.answer_types import choice_labels
 
 NO_ANSWER = "(no answer)"
 
@@ -84,8 +89,12 @@ class DrillPanel(ipywidgets.HBox):
         self.dashboard = None
         children: list[ipywidgets.Widget] = [side]
         if dashboard and drill.cluster is not None:
-            from widgets.dashboard import Dashboard
-            self.dashboard = Dashboard(drill.cluster)
+            if drill.kind == "diagnose":
+                from widgets.operator_view import OperatorView
+                self.dashboard = OperatorView(drill.cluster)
+            else:
+                from widgets.dashboard import Dashboard
+                self.dashboard = Dashboard(drill.cluster)
             self.dashboard.layout.flex = "2 1 36em"
             children.append(self.dashboard)
         super().__init__(children=children, layout=ipywidgets.Layout(flex_flow="row wrap",
@@ -116,7 +125,9 @@ class DrillPanel(ipywidgets.HBox):
 
     def _question_row(self, question) -> ipywidgets.VBox:
         if question.type in ("choice", "bool", "node"):
-            options = [(NO_ANSWER, None)] + [(str(c), c) for c in question.choices]
+            shown = choice_labels(question.choices) if question.type == "choice" else \
+                [str(c) for c in question.choices]
+            options = [(NO_ANSWER, None)] + list(zip(shown, question.choices))
             control = ipywidgets.Dropdown(options=options, value=None,
                                           layout=ipywidgets.Layout(width="auto"))
             read = lambda: control.value                                     # noqa: E731

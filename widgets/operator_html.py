@@ -28,7 +28,8 @@ from widgets.operator_text import LEGEND, RATE_LEGEND, rate_text
 from widgets.topology_model import human_bytes
 
 GOOD, WARN, BAD, MUTED = "#2e7d32", "#ef6c00", "#c62828", "#757575"
-STATE_COLOURS = {"alive": GOOD, "fenced": WARN, "isolated": WARN, "paused": WARN, "dead": BAD}
+STATE_COLOURS = {"alive": GOOD, "fenced": WARN, "not responding": BAD,
+                 "fenced, not responding": BAD, "dead": BAD}
 
 
 def _tile(title: str, value: str, colour: str) -> str:

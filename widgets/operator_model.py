@@ -8,7 +8,8 @@ from a `ClusterSnapshot` (each running node's node-level metrics travel in
 ``NodeSnapshot.metrics``) and gives one `BrokerRow` per broker and one
 `ClusterHealth` for the cluster:
 
-* per broker: its state (alive, fenced, paused, dead, isolated), the bytes
+* per broker: its state as an operator can observe it (`observed_state`:
+  alive, fenced, not responding, "fenced, not responding", dead), the bytes
   of its log segments on disk, ``PartitionCount`` and ``LeaderCount``
   (balance), ``UnderReplicatedPartitions`` and ``UnderMinIsrPartitionCount``
   (of the partitions it leads), and the ``TenSecondRate`` of
@@ -24,6 +25,27 @@ A broker that is not running reports no metrics; its numbers are None
 (shown as "-"), as a real dashboard shows a gap for a JVM that does not
 answer.  The controller metrics come from the active controller, or from any
 running controller while an election is on.
+
+What an operator can observe, and nothing more
+----------------------------------------------
+The sandbox knows why a broker misbehaves (its process was killed, paused
+with the equivalent of ``kill -STOP``, or cut off by the network); an
+operator does not, and the drills ask learners to find out.  So the state
+column holds only observations (`BrokerProbe`, `probe`):
+
+* whether the broker's process is listed by the process table: a crashed
+  process is gone, a frozen (stopped) one is still listed;
+* its registration as the active controller reports it: fenced once its
+  heartbeats have stopped for ``broker.session.timeout.ms``;
+* what a request sent to its port gets: an answer, a time-out (a frozen
+  process, or a network that drops the packets: the connection may even
+  open, nothing answers), or "connection refused" (nothing listens).
+
+`observed_state` folds these into one word or two: ``dead`` (no process),
+``not responding`` (requests time out), ``fenced`` (the controller fenced
+it), ``fenced, not responding``, or ``alive``.  A paused broker is therefore
+"not responding" at once and "fenced, not responding" after the session
+timeout, never "paused".
 """
 
 from __future__ import annotations
@@ -51,7 +73,7 @@ RATE = "TenSecondRate"
 @dataclass(frozen=True, slots=True)
 class BrokerRow:
     broker: int
-    state: str                          # alive | fenced | isolated | paused | dead
+    state: str                          # observed_state: alive | fenced | not responding | ... | dead
     disk_bytes: int                     # bytes of the broker's .log segment files
     partitions: int | None              # PartitionCount (None: the broker answers no metrics)
     leaders: int | None                 # LeaderCount
@@ -88,6 +110,40 @@ class OperatorSummary:
     brokers: tuple[BrokerRow, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class BrokerProbe:
+    """What an operator finds when looking at one broker from outside."""
+
+    broker: int
+    process_listed: bool                # the process table lists the broker's process
+    registration: str                   # as the active controller reports it (fenced, unfenced...)
+    request: str                        # answered | timed out | connection refused
+
+
+def probe(node: NodeSnapshot) -> BrokerProbe:
+    """The observations of ``node`` (see the module docstring): no cause, only symptoms."""
+    listed = node.process in ("running", "paused")
+    if not listed:
+        request = "connection refused"
+    elif node.process == "paused" or node.isolated:
+        request = "timed out"
+    else:
+        request = "answered"
+    registration = node.registration or ("unregistered" if node.is_broker else "-")
+    return BrokerProbe(node.node_id, listed, registration, request)
+
+
+def observed_state(node: NodeSnapshot) -> str:
+    """One word or two for the state column, from the observations alone."""
+    seen = probe(node)
+    if not seen.process_listed:
+        return "dead"
+    fenced = seen.registration in ("fenced", "unregistered")
+    if seen.request == "timed out":
+        return "fenced, not responding" if fenced else "not responding"
+    return "fenced" if fenced else "alive"
+
+
 def _value(node: NodeSnapshot, mbean: str, attribute: str = "Value") -> Any:
     found = node.metrics.get(mbean)
     return None if found is None else found.get(attribute)
@@ -95,7 +151,7 @@ def _value(node: NodeSnapshot, mbean: str, attribute: str = "Value") -> Any:
 
 def _broker_row(node: NodeSnapshot) -> BrokerRow:
     return BrokerRow(
-        broker=node.node_id, state=node.state, disk_bytes=node.disk_bytes,
+        broker=node.node_id, state=observed_state(node), disk_bytes=node.disk_bytes,
         partitions=_value(node, PARTITION_COUNT), leaders=_value(node, LEADER_COUNT),
         under_replicated=_value(node, UNDER_REPLICATED), under_min_isr=_value(node, UNDER_MIN_ISR),
         messages_in=_value(node, MESSAGES_IN, RATE), bytes_in=_value(node, BYTES_IN, RATE),

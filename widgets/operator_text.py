@@ -1,7 +1,8 @@
 """The operator's view as plain text: stable for nbval, readable in any output.
 
 ``operator_text(snapshot)`` prints the cluster's health on two lines, then
-one line per broker (state, log bytes, partitions, leaders, under-replicated
+one line per broker (its state as an operator observes it: alive, fenced,
+not responding, "fenced, not responding" or dead; never the cause, log bytes, partitions, leaders, under-replicated
 and under-min-ISR partitions, and the traffic rates), then the names of the
 MBeans the columns come from, so a learner can find them again on a real
 cluster.  ``rates=False`` leaves out the traffic columns, whose values depend
@@ -14,12 +15,17 @@ on timing in a live cluster (use it in lessons checked by nbval)::
     1       alive  1.2 KiB    6           3        2    0
     2       alive  1.2 KiB    6           3        0    0
     3       dead   1.2 KiB    -           -        -    -
+
+``probe_text(snapshot)`` prints, per broker, the three observations the
+state column is made of (is the process listed, what the controller says
+of its registration, what a request to its port gets), for a learner who
+must diagnose a broker from the outside.
 """
 
 from __future__ import annotations
 
 from minikafka import ClusterSnapshot
-from widgets.operator_model import BrokerRow, OperatorSummary, build_operator_summary
+from widgets.operator_model import BrokerRow, OperatorSummary, build_operator_summary, probe
 from widgets.topology_model import human_bytes
 
 LEGEND = ("PARTITIONS, LEADERS, URP, UNDER-MIN-ISR: kafka.server:type=ReplicaManager,"
@@ -76,3 +82,20 @@ def operator_text(snapshot: ClusterSnapshot, *, rates: bool = True, legend: bool
     if legend:
         lines += ["", LEGEND] + ([RATE_LEGEND] if rates else [])
     return "\n".join(lines)
+
+
+def probe_text(snapshot: ClusterSnapshot, *, controllers: bool = False) -> str:
+    """Per broker (or, with ``controllers=True``, per controller): what ``ps``, the active
+    controller and a request to its port show; no cause."""
+    if controllers:
+        rows = [("CONTROLLER", "PROCESS LISTED", "A REQUEST TO ITS PORT")]
+        for node in snapshot.controllers:
+            seen = probe(node)
+            rows.append((str(seen.broker), "yes" if seen.process_listed else "no", seen.request))
+        return "\n".join(_table(rows))
+    rows = [("BROKER", "PROCESS LISTED", "REGISTRATION (CONTROLLER)", "A REQUEST TO ITS PORT")]
+    for node in snapshot.brokers:
+        seen = probe(node)
+        rows.append((str(seen.broker), "yes" if seen.process_listed else "no", seen.registration,
+                     seen.request))
+    return "\n".join(_table(rows))

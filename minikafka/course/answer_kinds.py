@@ -16,7 +16,7 @@ nodes       a set of node ids                                   the node ids
 number      a whole number                                      none
 numbers     a set of whole numbers (partitions, offsets)        none
 bool        True or False                                       none
-choice      one of the offered texts                            the texts
+choice      one of the offered texts (or its letter / number)   the texts
 ==========  =================================================  ==============================
 
 ``choices`` of a broker or node kind may hold ``None`` for "no broker at
@@ -41,7 +41,8 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
-from minikafka.drills.answer_types import answers_equal, kind_name
+from minikafka.drills.answer_types import (ChoiceNotOffered, answers_equal, kind_name,
+                                           resolve_choice)
 
 PLACEHOLDER = ...                 # what a lesson's code leaves for the learner to replace
 KINDS = ("broker", "brokers", "node", "nodes", "number", "numbers", "bool", "choice")
@@ -121,11 +122,15 @@ class AnswerKind:
             if not isinstance(value, bool):
                 raise self._refuse(value)
             return value
-        if not isinstance(value, str):
+        if isinstance(value, str) and value in self.choices:
+            return value
+        try:
+            text = resolve_choice(value, self.choices)      # a letter or a number counts too
+        except ChoiceNotOffered as refused:
+            raise AnswerRefused(f"Expected {self.describe()}; {refused}") from None
+        if text is None:
             raise self._refuse(value)
-        if value not in self.choices:
-            raise AnswerRefused(f"Expected {self.describe()}; {value!r} is not offered")
-        return value
+        return text
 
     def _whole(self, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, Real):
@@ -157,6 +162,8 @@ class AnswerKind:
     def same(self, answer: Any, actual: Any) -> bool:
         """Whether a stored answer equals the cluster's value, normalised the same way (a value
         the kind cannot hold, such as no leader where None is not a choice, matches nothing)."""
+        if self.kind == "choice":          # the cluster's value is a text, never a letter
+            return isinstance(actual, str) and answer == actual
         try:
             actual = self.normalise(actual)
         except AnswerRefused:

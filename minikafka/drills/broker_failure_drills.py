@@ -141,7 +141,9 @@ class FollowerOutOfSync(Scenario):
                 f"broker while the producer keeps writing. {UNANNOUNCED_NOTE}\nLook with the "
                 f"dashboard, cluster.describe_topic('orders', under_replicated_partitions=True), "
                 f"cluster.metric('kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions'), "
-                f"cluster.snapshot() and cluster.events.")
+                f"the operator view (operator_text(cluster.snapshot())), what the process table, "
+                f"the controller and a request to each broker show (probe_text(cluster.snapshot())) "
+                f"and cluster.events.")
 
     def questions(self):
         brokers = tuple(range(1, self.brokers + 1))
@@ -179,8 +181,9 @@ class FollowerOutOfSync(Scenario):
         return ["Compare Replicas and Isr in cluster.describe_topic('orders'): which broker is "
                 "missing from the ISRs, or alone in one?",
                 "A frozen or dead broker stops heartbeating and the controller fences it; a broker "
-                "whose links are cut still heartbeats. cluster.snapshot().node(id) shows the "
-                "process and the registration."]
+                "whose links are cut still heartbeats. Is the broker's process still listed, and "
+                "what happens to a request sent to its port? probe_text(cluster.snapshot()) "
+                "shows both."]
 
     def explain(self):
         why = {

@@ -22,7 +22,10 @@ runs its scene (topics, records: everything before the fault) and returns a
    in `start` or `run`: a drill that breaks midway leaves nothing behind).
 
 Scoring: each question or health check is worth its points (2), each hint
-taken costs 1, the score never goes below 0.  An optional time limit locks
+taken costs 1, the score never goes below 0.  A fix drill's *guards* (checks
+that something was kept, which the unrepaired cluster passes) earn their
+points only when at least one repair check passes: an unrepaired cluster
+scores 0.  An optional time limit locks
 the answers when it runs out.  Bad input raises `DrillError` with one line
 and changes nothing.
 
@@ -61,6 +64,7 @@ class Drill:
         self.hints_used = 0
         self.story = ""
         self.result: dict[str, Any] | None = None
+        self.unearned: set[str] = set()     # guards that held, unearned: nothing was repaired
         self._started_at = 0.0
 
     # ------------------------------------------------------------------ identity
@@ -227,8 +231,12 @@ class Drill:
             expected = question.normalise(self.scenario.expected[question.id])
             results[question.id] = (given, expected, given is not None and given == expected,
                                     question.points)
-        for check in self.scenario.checks(self.cluster) if self.kind == "fix" else ():
-            results[check.id] = (check.given, check.expected, check.passed, check.points)
+        checks = self.scenario.checks(self.cluster) if self.kind == "fix" else []
+        repaired = any(c.passed for c in checks if not c.guard)
+        self.unearned = {c.id for c in checks if c.guard and c.passed and not repaired}
+        for check in checks:
+            results[check.id] = (check.given, check.expected,
+                                 check.passed and check.id not in self.unearned, check.points)
         return results
 
     @property
@@ -258,6 +266,10 @@ class Drill:
         lines = []
         for qid, entry in self.result["answers"].items():
             mark = "right" if entry["correct"] else "wrong"
+            if qid in self.unearned:
+                lines.append(f"[no points] {qid}: {shown(entry['given'])}, as before the fault; "
+                             f"it counts only along with a repair, and nothing was repaired")
+                continue
             lines.append(f"[{mark}] {qid}: {shown(entry['given'])}; the run says "
                          f"{shown(entry['expected'])}")
         cost = f" ({self.hints_used} hint{'s' * (self.hints_used != 1)} taken)" if self.hints_used else ""

@@ -8,7 +8,7 @@ values are answers:
 ==========  ==============================================  ====================
 type        an answer is                                    ``choices``
 ==========  ==============================================  ====================
-choice      one of the choice texts                         the texts
+choice      a choice text, its letter or its number         the texts
 number      a whole number                                  None
 bool        True or False                                   (True, False)
 node        one node id of the drill's cluster              the allowed ids
@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
 
-from minikafka.drills.answer_types import kind_name
+from minikafka.drills.answer_types import (LETTERS, ChoiceNotOffered, kind_name,
+                                           resolve_choice)
 
 TYPES = ("choice", "number", "bool", "node", "nodes", "numbers")
 BEFORE, AFTER = "before", "after"       # answered before the run (predict) or after it
@@ -40,7 +41,13 @@ BEFORE, AFTER = "before", "after"       # answered before the run (predict) or a
 
 class DrillError(ValueError):
     """Bad input to a drill (unknown drill or question, an answer of the wrong type, an
-    answer after the lock...); the message is one line saying what to do instead."""
+    answer after the lock...); the message is one line saying what to do instead.
+
+    In a notebook, IPython shows `_render_traceback_` instead of a traceback: the learner
+    reads that one line, not the drill engine's stack."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"DrillError: {self}"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,13 +77,14 @@ class Question:
                           f"{kind_name(value)}: {value!r}")
 
     def _as_choice(self, value: Any) -> str:
-        if not isinstance(value, str):
-            raise self._refuse("one of its choices (a text)", value)
-        if value not in self.choices:
-            listed = "; ".join(repr(c) for c in self.choices)
-            raise DrillError(f"{value!r} is not a choice of question {self.id!r}; "
-                             f"the choices are {listed}")
-        return value
+        try:
+            text = resolve_choice(value, self.choices)
+        except ChoiceNotOffered as refused:
+            raise DrillError(f"Question {self.id!r}: {refused}") from None
+        if text is None:
+            raise self._refuse("one of its choices (a letter such as 'b', a number such as 2, "
+                               "or the text)", value)
+        return text
 
     def _as_number(self, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, Real):
@@ -121,8 +129,8 @@ class Question:
     def describe(self) -> str:
         """The question with what kind of answer it takes, as the brief lists it."""
         if self.type == "choice":
-            options = "\n".join(f"      - {c!r}" for c in self.choices)
-            return f"{self.text}\n    (one of:)\n{options}"
+            options = "\n".join(f"      {LETTERS[i]}) {c!r}" for i, c in enumerate(self.choices))
+            return f"{self.text}\n    (answer with its letter, its number or its text:)\n{options}"
         form = {"number": "a whole number", "bool": "True or False",
                 "node": f"a node id: {', '.join(map(str, self.choices or ()))}",
                 "nodes": f"a set of node ids among {', '.join(map(str, self.choices or ()))}",

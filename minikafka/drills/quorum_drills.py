@@ -10,9 +10,11 @@ brokers and three or five controllers (the seed picks):
   producer writes.  The learner predicts whether the write is acknowledged
   during the election, how many partition leaders move (none: brokers
   lead partitions, controllers only decide), the majority a new leader
-  needs, and the new epoch.  All four come from the run: the produce's
-  answer time against the ``controller_elected`` event, the
-  ``partition_changed`` events, the voter set, the quorum's epoch.
+  needs, and what happens to the quorum's epoch (it rises: KRaft's rule;
+  by how much depends on split votes, so that is not asked).  All four
+  come from the run: the produce's answer time against the
+  ``controller_elected`` event, the ``partition_changed`` events, the
+  voter set, the quorum's epoch against the old one.
 * `QuickRestart` (predict): a broker (three or four brokers, one
   controller) is stopped cleanly and started again at once, as in a rolling
   restart.  The learner predicts that the new process is not registered at
@@ -55,6 +57,11 @@ class ControllerCrash(Scenario):
         self.old_epoch = cluster.snapshot().quorum.epoch
         self.status = cluster.quorum_status()
         self.partition = self.rng.randrange(3)
+        self.epoch_choices = (
+            f"it stays {self.old_epoch}: the quorum is the same, only its leader changes",
+            f"it is higher than {self.old_epoch}: every candidacy raises it, so at least "
+            f"{self.old_epoch + 1}",
+            "it starts again from 0: each active controller counts its own epochs")
 
     def scene(self):
         return (f"Brokers 1, 2, 3 and {self.controllers} controllers. "
@@ -70,8 +77,9 @@ class ControllerCrash(Scenario):
                      "the crash?", "number"),
             Question("votes-needed", "How many votes (its own included) does a controller need "
                      "to become the new active controller?", "number"),
-            Question("new-epoch", f"The quorum's leader epoch is {self.old_epoch} now. What is it "
-                     f"once the new active controller is elected?", "number"),
+            Question("new-epoch", f"The quorum's leader epoch is {self.old_epoch} now. What "
+                     f"happens to it once the new active controller is elected?", "choice",
+                     choices=self.epoch_choices),
         ]
 
     def run(self, cluster):
@@ -91,13 +99,22 @@ class ControllerCrash(Scenario):
             "produce-during-election": outcome.ok and outcome.answered_ms < elected[0].time_ms,
             "leaders-changed": len(moved),
             "votes-needed": len(voters) // 2 + 1,
-            "new-epoch": cluster.snapshot().quorum.epoch}
-        self.facts.update(outcome=outcome, elected_after=elected[0].time_ms - start)
+            "new-epoch": self._epoch_answer(cluster.snapshot().quorum.epoch)}
+        self.facts.update(outcome=outcome, elected_after=elected[0].time_ms - start,
+                          epoch=cluster.snapshot().quorum.epoch)
         lines = events_text(cluster, seq, {"node_killed", "controller_elected", "partition_changed"},
                             start)
         return lines + ["", f"the write to orders-{self.partition}: {outcome.error} after "
                             f"{outcome.answered_ms - outcome.sent_ms} ms",
                         "", cluster.quorum_status()]
+
+    def _epoch_answer(self, epoch: int) -> str:
+        """The choice the quorum's epoch after the election bears out (KRaft: the winner's
+        epoch is above the old one, by the number of candidacies; a seed's split vote only
+        changes by how much)."""
+        if epoch == self.old_epoch:
+            return self.epoch_choices[0]
+        return self.epoch_choices[1] if epoch > self.old_epoch else self.epoch_choices[2]
 
     def hints(self):
         return ["Which nodes take part in producing a record with acks=all: the controllers, or "
@@ -107,10 +124,11 @@ class ControllerCrash(Scenario):
 
     def explain(self):
         outcome = self.facts["outcome"]
-        rounds = self.expected["new-epoch"] - self.old_epoch
-        epochs = (f"in epoch {self.expected['new-epoch']}, one above the old epoch: a single "
+        new_epoch = self.facts["epoch"]
+        rounds = new_epoch - self.old_epoch
+        epochs = (f"in epoch {new_epoch}, one above the old epoch: a single "
                   f"election" if rounds == 1 else
-                  f"in epoch {self.expected['new-epoch']}, {rounds} above the old one: each "
+                  f"in epoch {new_epoch}, {rounds} above the old one: each "
                   f"candidacy raises the epoch, and the surviving controllers, which noticed the "
                   f"silence at about the same time, first split the vote (each voted for itself) "
                   f"before one won after a random back-off")
@@ -123,7 +141,11 @@ class ControllerCrash(Scenario):
                 f"the brokers exercise it, and no broker failed. Controller {self.new} won with "
                 f"the votes of a majority of the {self.controllers} voters "
                 f"({self.expected['votes-needed']}: the dead controller still counts in the voter "
-                f"set) {epochs}. A pre-vote (KIP-996) asks first without raising the epoch.")
+                f"set) {epochs}. A pre-vote (KIP-996) asks first without raising the epoch. KRaft "
+                f"promises only that the new epoch is higher than the old one (a controller "
+                f"becomes a candidate by raising its epoch by one, and a voter rejects a "
+                f"candidate whose epoch is below its own), so that is what the question asks: "
+                f"the exact number depends on how many candidacies it took.")
 
 
 class MajorityLost(Scenario):
@@ -145,7 +167,9 @@ class MajorityLost(Scenario):
                 f"factor 3) and a producer writing to it. When you run the drill, something "
                 f"happens to the controllers; then the producer writes again, and an operator "
                 f"tries to create a topic. {UNANNOUNCED_NOTE}\nLook with the dashboard, "
-                f"cluster.snapshot().controllers, cluster.quorum_status(), cluster.active_controller, "
+                f"what the process table and a request to each controller show "
+                f"(probe_text(cluster.snapshot(), controllers=True)), cluster.quorum_status(), "
+                f"cluster.active_controller, "
                 f"cluster.metric('kafka.controller:type=KafkaController,name=ActiveControllerCount').")
 
     def questions(self):
@@ -181,7 +205,8 @@ class MajorityLost(Scenario):
             f"The operator's kafka-topics.sh --create --topic audit: {created}"])
 
     def hints(self):
-        return ["cluster.snapshot().controllers shows each controller's process and KRaft role.",
+        return ["Which controllers' processes are still listed, and which answer a request? "
+                "probe_text(cluster.snapshot(), controllers=True) shows both.",
                 "A quorum elects a leader and commits records only with a majority of its voters."]
 
     def explain(self):

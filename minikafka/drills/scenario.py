@@ -49,7 +49,12 @@ UNANNOUNCED_NOTE = ("The sandbox does not announce this fault in the event log: 
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One health check of a fix drill, as measured now."""
+    """One health check of a fix drill, as measured now.
+
+    A *guard* checks that a repair kept something (records, committed offsets, the replication
+    factor) that already holds when the fault has struck: left alone, the cluster passes it.
+    A guard's points are earned only together with a repair: when at least one check that is
+    not a guard passes too.  A fix drill left unrepaired scores 0."""
 
     id: str
     text: str              # what must hold, in Kafka's terms
@@ -57,10 +62,12 @@ class Check:
     expected: Any          # what it should show
     passed: bool
     points: int = 2
+    guard: bool = False    # holds before any repair; counts only along with a repair
 
     def line(self) -> str:
+        kept = " (kept; it counts only along with a repair)" if self.guard and self.passed else ""
         return f"[{'ok' if self.passed else 'not yet'}] {self.id}: {self.text} " \
-               f"(now {shown(self.given)})"
+               f"(now {shown(self.given)}){kept}"
 
 
 class Scenario:

@@ -54,8 +54,21 @@ def test_numbers_bools_and_choices():
     assert refusal(flag, 0) == "Expected True or False, but the answer is a whole number: 0"
     choice = AnswerKind("choice", ["NONE", "NOT_ENOUGH_REPLICAS"])
     assert choice.normalise("NONE") == "NONE"
-    assert refusal(choice, "none") == "Expected one of 'NONE' or 'NOT_ENOUGH_REPLICAS'; 'none' is not offered"
-    assert refusal(choice, 1).startswith("Expected one of 'NONE' or 'NOT_ENOUGH_REPLICAS', but the answer is a whole number")
+    assert refusal(choice, "none") == ("Expected one of 'NONE' or 'NOT_ENOUGH_REPLICAS'; 'none' is not one "
+                                       "of the choices: answer with a letter (a or b), a number (1 to 2) "
+                                       "or the text exactly")
+    assert refusal(choice, 1.5).startswith("Expected one of 'NONE' or 'NOT_ENOUGH_REPLICAS', but the answer is a number")
+
+
+def test_a_choice_is_named_by_its_letter_or_number_too():
+    choice = AnswerKind("choice", ["NONE", "NOT_ENOUGH_REPLICAS", "NOT_LEADER_OR_FOLLOWER"])
+    assert choice.normalise("b") == choice.normalise(2) == choice.normalise("2") == "NOT_ENOUGH_REPLICAS"
+    assert refusal(choice, "d") == ("Expected one of 'NONE', 'NOT_ENOUGH_REPLICAS' or "
+                                    "'NOT_LEADER_OR_FOLLOWER'; 'd' is not a letter offered: the letters "
+                                    "are a to c")
+    assert refusal(choice, 4).endswith("4 is not offered: the choices are numbered 1 to 3 (or lettered a to c)")
+    # the cluster's value is compared as a text: never read as a letter or a number
+    assert choice.same("NONE", "NONE") and not choice.same("NONE", 1) and not choice.same("NONE", "a")
 
 
 def test_kinds_that_need_choices_say_so():

@@ -36,7 +36,9 @@ def test_graded_before_and_after_a_reset_to_latest():
     for seed in (1, 2):
         _, _, before = learn(DRILL, seed)
         assert not before["answers"]["no-lag"]["correct"]
-        assert before["answers"]["offsets-kept"]["correct"]     # only the lag is wrong
+        # the offsets are kept, but a guard earns nothing while nothing is repaired
+        assert before["answers"]["offsets-kept"]["given"] == before["answers"]["offsets-kept"]["expected"]
+        assert not before["answers"]["offsets-kept"]["correct"] and before["score"] == 0
         after, _ = play(DRILL, seed, {}, repair=repair_lagging_group)
         assert all(after["answers"][c]["correct"] for c in ("offsets-kept", "no-lag", "records-kept"))
 

@@ -26,8 +26,15 @@ def test_each_type_stores_its_answer_in_one_form():
     (Question("who", "?", "node", choices=(1, 2)), 7, "is about nodes 1, 2; 7 is not one of them"),
     (Question("which", "?", "nodes", choices=(1, 2)), 1, "expects a set of node ids"),
     (Question("which", "?", "nodes", choices=(1, 2)), {1, "2"}, "expects a set of node ids"),
-    (Question("c", "?", "choice", choices=("yes", "no")), "maybe", "is not a choice of question 'c'"),
-    (Question("c", "?", "choice", choices=("yes", "no")), 0, "expects one of its choices (a text)"),
+    (Question("c", "?", "choice", choices=("yes", "no")), "maybe",
+     "Question 'c': 'maybe' is not one of the choices: answer with a letter (a or b), a number "
+     "(1 to 2) or the text exactly"),
+    (Question("c", "?", "choice", choices=("yes", "no")), 0,
+     "Question 'c': 0 is not offered: the choices are numbered 1 to 2 (or lettered a or b)"),
+    (Question("c", "?", "choice", choices=("yes", "no")), "c",
+     "Question 'c': 'c' is not a letter offered: the letters are a or b"),
+    (Question("c", "?", "choice", choices=("yes", "no")), 1.5, "expects one of its choices"),
+    (Question("c", "?", "choice", choices=("yes", "no")), ["a"], "but the answer is a list"),
 ])
 def test_a_wrong_answer_type_is_explained_in_one_line(question, value, words):
     with pytest.raises(DrillError) as refused:
@@ -48,3 +55,15 @@ def test_answers_as_a_report_shows_them():
     assert shown([]) == "{} (none)"
     assert shown("NONE") == "'NONE'"
     assert shown(4) == "4"
+
+
+def test_a_choice_is_named_by_its_text_its_letter_or_its_number():
+    question = Question("move", "?", "choice", choices=("fast", "about 2 s", "never"))
+    for value in ("about 2 s", "b", "B", "b)", " b ", 2, "2"):
+        assert question.normalise(value) == "about 2 s", value
+    assert question.normalise("c") == question.normalise(3) == "never"
+
+
+def test_the_brief_shows_the_letters_with_the_choices():
+    described = Question("move", "How long?", "choice", choices=("fast", "slow")).describe()
+    assert "a) 'fast'" in described and "b) 'slow'" in described

@@ -25,7 +25,21 @@ def test_the_data_keeps_flowing_while_the_controllers_elect():
         assert expected["produce-during-election"] is True
         assert expected["leaders-changed"] == 0
         assert expected["votes-needed"] == drill.scenario.controllers // 2 + 1
-        assert expected["new-epoch"] > old_epoch
+        assert drill.scenario.facts["epoch"] > old_epoch
+        assert expected["new-epoch"] == drill.scenario.epoch_choices[1]
+
+
+def test_the_new_epoch_is_graded_by_kraft_rule_not_by_the_seeds_split_vote():
+    """Seed 1 splits the first vote (the epoch rises by 2): the rule, "higher than the old
+    epoch", is still the right answer, given as its letter."""
+    with start("controller-crash", 1) as drill:
+        old_epoch = drill.scenario.old_epoch
+        assert "b) " in drill.brief and f"higher than {old_epoch}" in drill.brief
+        drill.answer("new-epoch", "b")
+        drill.run()
+        result = drill.grade()
+        assert result["answers"]["new-epoch"]["correct"], result
+        assert drill.scenario.facts["epoch"] >= old_epoch + 1
 
 
 def test_a_lost_majority_stops_topic_creation_but_not_writes():

@@ -176,3 +176,30 @@ def test_numbers_typed_into_a_box():
     assert parse_numbers("", many=True) is None
     assert parse_numbers("1, 2", many=False) == "1, 2"     # handed on: the drill explains
     assert parse_numbers("two", many=False) == "two"
+
+
+def test_a_choice_drop_down_shows_letters_and_stores_the_text():
+    with start("throttled-reassignment") as drill:
+        panel = DrillPanel(drill, dashboard=False, tick_s=None)
+        try:
+            options = panel.controls["move-time"].options
+            question = drill.question("move-time")
+            assert [label for label, _ in options[1:]] == [f"{letter}) {text}" for letter, text in
+                                                          zip("abcd", question.choices)]
+            panel.controls["move-time"].value = question.choices[1]
+            assert drill.answers["move-time"] == question.choices[1] and panel.last_error is None
+        finally:
+            panel.close()
+
+
+def test_beside_a_diagnose_drill_the_operator_view_not_the_diagram(no_dot):
+    from widgets.operator_view import OperatorView
+    with drills.start("follower-out-of-sync", seed=1, record=False, learner="panel") as drill:
+        panel = DrillPanel(drill, tick_s=None)
+        try:
+            assert isinstance(panel.dashboard, OperatorView)
+            panel.buttons["run"].click()
+            shown = panel.dashboard.text(rates=False)
+            assert "paused" not in shown and "not responding" in shown
+        finally:
+            panel.close()

@@ -83,3 +83,35 @@ def test_a_dead_broker_has_no_numbers_and_no_controller_means_none():
                                     "(ActiveControllerCount summed over controllers: 0)")
     assert "partitions: -, offline -, under-replicated 0; brokers alive: 2 of 3" in text
     assert text.splitlines()[-1].split() == ["3", "dead", "3.0", "MiB", "-", "-", "-", "-"]
+
+
+# ---------------------------------------------------------------------------- observations, not causes
+def _faulty():
+    """Broker 1 crashed, broker 2 frozen and fenced, broker 3 isolated (not yet fenced)."""
+    return with_metrics(three_brokers(), {}, {
+        1: {"process": "dead", "registration": "fenced"},
+        2: {"process": "paused", "registration": "fenced"},
+        3: {"isolated": True}})
+
+
+def test_the_state_column_says_what_an_operator_observes_never_the_cause():
+    from widgets.operator_html import operator_html
+    from widgets.operator_text import probe_text
+    snapshot = _faulty()
+    states = [row.state for row in build_operator_summary(snapshot).brokers]
+    assert states == ["dead", "fenced, not responding", "not responding"]
+    for shown in (operator_text(snapshot, rates=False), operator_html(snapshot), probe_text(snapshot)):
+        for cause in ("paused", "frozen", "isolated", "STOP", "kill", "crash", "links"):
+            assert cause not in shown, (cause, shown)
+
+
+def test_probe_text_lists_the_process_table_the_registration_and_a_request():
+    from widgets.operator_text import probe_text
+    assert probe_text(_faulty()) == (
+        "BROKER  PROCESS LISTED  REGISTRATION (CONTROLLER)  A REQUEST TO ITS PORT\n"
+        "1       no              fenced                     connection refused\n"
+        "2       yes             fenced                     timed out\n"
+        "3       yes             unfenced                   timed out")
+    assert probe_text(_faulty(), controllers=True) == (
+        "CONTROLLER  PROCESS LISTED  A REQUEST TO ITS PORT\n"
+        "1001        yes             answered")
