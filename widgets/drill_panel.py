@@ -39,6 +39,9 @@ from typing import Any, Callable
 import ipywidgets
 
 from minikafka.drills.answer_types import choice_labels
+from widgets.still import CLOSED, StillPicture
+
+DRILL_STOPPED = "The drill's cluster was stopped: this is the panel's last picture."
 
 NO_ANSWER = "(no answer)"
 
@@ -80,6 +83,9 @@ class DrillPanel(ipywidgets.HBox):
                                f"{drill.info.lesson} · seed {html.escape(repr(drill.seed))}")
         brief = ipywidgets.HTML(_pre(drill.scenario.scene()))
         task = [ipywidgets.HTML(_pre("Fix: " + drill.scenario.task()))] if drill.kind == "fix" else []
+        # what a still picture of the panel shows, top to bottom (no controls: nothing to press)
+        self._pictured = [head, brief, *task, *(row.children[0] for row in rows), self.status,
+                          self.hints, self.story, self.verdict]
         side = ipywidgets.VBox([head, brief, *task, *rows,
                                 ipywidgets.HBox(list(self.buttons.values()),
                                                 layout=ipywidgets.Layout(flex_flow="row wrap")),
@@ -99,6 +105,10 @@ class DrillPanel(ipywidgets.HBox):
             children.append(self.dashboard)
         super().__init__(children=children, layout=ipywidgets.Layout(flex_flow="row wrap",
                                                                      width="100%"))
+        self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
+                                  self.picture, lambda: repr(self))
+        self._unsubscribe_stop = (drill.cluster.events.subscribe_stop(
+            lambda: self.freeze(DRILL_STOPPED)) if drill.cluster is not None else None)
         self._stop = threading.Event()
         self._thread = None
         self._refresh()
@@ -214,8 +224,36 @@ class DrillPanel(ipywidgets.HBox):
             except Exception:       # a clock must never take the kernel down
                 return
 
+    # ------------------------------------------------------------------ still picture
+    def picture(self) -> str:
+        """The panel as HTML: brief, questions, what the run and the grade said, and the
+        cluster's view beside them."""
+        side = "".join(f"<div>{part.value}</div>" for part in self._pictured)
+        view = self.dashboard.still.picture() if self.dashboard is not None else ""
+        return (f'<div style="display:flex;flex-wrap:wrap;gap:1em"><div style="flex:1 1 28em">'
+                f'{side}</div><div style="flex:2 1 36em">{view}</div></div>')
+
+    def _ipython_display_(self) -> None:
+        self.still.display()
+
+    def freeze(self, caption: str = CLOSED) -> None:
+        """Stop the clock, disable the controls, keep the last picture with ``caption``."""
+        if self.still.frozen:
+            return
+        if self._unsubscribe_stop is not None:
+            self._unsubscribe_stop()
+        self._stop.set()
+        for control in (*self.controls.values(), *self.buttons.values()):
+            control.disabled = True
+        if self.dashboard is not None:
+            self.dashboard.freeze(caption)
+        self.still.freeze(caption)
+
     def close(self) -> None:
-        """Stop the clock and close the dashboard (the drill itself stays; drill.close() ends it)."""
+        """Freeze, stop the clock and close the dashboard (the drill itself stays;
+        drill.close() ends it)."""
+        if getattr(self, "still", None) is not None:
+            self.freeze(CLOSED)
         stop = getattr(self, "_stop", None)
         if stop is not None:
             stop.set()

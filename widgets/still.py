@@ -85,6 +85,10 @@ class StillPicture:
     def frozen(self) -> bool:
         return self.caption is not None
 
+    def picture(self) -> str:
+        """The widget's HTML as it is now (a part of a larger widget's picture)."""
+        return self._picture()
+
     def bundle(self) -> dict:
         """What a display shows now: the live view beside the still picture, or, once frozen,
         the still picture of the last state alone."""

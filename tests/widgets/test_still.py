@@ -143,3 +143,18 @@ def test_a_run_notebook_saves_the_last_picture_of_each_widget(tmp_path):
     prediction_out = nb.cells[2].outputs[0]["data"]
     assert WIDGET_VIEW in prediction_out and LIVE_CAPTION in prediction_out["text/html"]
     json.dumps(nb)                                                # a plain, saveable notebook
+
+
+def test_a_drill_panel_pictures_its_brief_and_view_and_freezes_with_its_cluster():
+    from minikafka import drills
+    from widgets import DrillPanel
+    drill = drills.start("leader-crash", seed=1, record=False, learner="still")
+    panel = DrillPanel(drill, tick_s=None)
+    try:
+        html = panel.still.bundle()["text/html"]
+        assert drill.title in html and "<svg" in html              # the brief beside the diagram
+        assert not panel.buttons["run"].disabled
+    finally:
+        drill.close()
+    assert panel.still.frozen and all(b.disabled for b in panel.buttons.values())
+    assert drill.title in panel.still.bundle()["text/html"]
