@@ -21,7 +21,10 @@ doubled in between.  The pane keeps at most ``max_lines`` lines; past that
 the oldest half is dropped in one step (so the trim is rare).
 
 Like every widget here it displays with a still picture (`widgets.still`):
-its lines as preformatted text, newest first.  `freeze` stops following
+its lines as preformatted text, newest first.  A saved picture must not
+carry the machine's paths, so given the cluster's ``data_dir`` the picture
+writes that directory as ``<data dir>`` (the live pane keeps the real path,
+as Kafka's own log lines do).  `freeze` stops following
 the log and keeps the lines.
 
 Simplified: no filtering UI; pass ``kinds`` to show only some event kinds.
@@ -30,6 +33,7 @@ Simplified: no filtering UI; pass ``kinds`` to show only some event kinds.
 from __future__ import annotations
 
 import html
+import os
 import threading
 from collections.abc import Iterable
 from datetime import datetime, timezone
@@ -50,13 +54,15 @@ class EventLogView(ipywidgets.Output):
     """Follows ``events`` (an `EventLog`); see the module docstring."""
 
     def __init__(self, events: EventLog, *, history: int = 20, max_lines: int = 500,
-                 kinds: Iterable[str] | None = None, height: str = "16em"):
+                 kinds: Iterable[str] | None = None, height: str = "16em",
+                 data_dir: str | os.PathLike | None = None):
         if max_lines < 2:
             raise ValueError(f"max_lines must be at least 2, got {max_lines!r}")
         super().__init__(layout=ipywidgets.Layout(height=height, overflow="auto",
                                                   border="1px solid #bdbdbd"))
         self._kinds = frozenset(kinds) if kinds is not None else None
         self._max_lines = max_lines
+        self._data_dir = os.path.abspath(data_dir) if data_dir is not None else None
         self._lock = threading.Lock()
         self.shown_seq = 0              # highest event seq already on screen
         self.lines: list[str] = []      # the pane's text, one entry per event (for tests)
@@ -99,9 +105,13 @@ class EventLogView(ipywidgets.Output):
     def picture(self) -> str:
         """The pane as HTML: its lines, newest first."""
         with self._lock:
-            lines = "".join(html.escape(line) + "\n" for line in reversed(self.lines))
+            lines = "".join(html.escape(self._without_data_dir(line)) + "\n"
+                            for line in reversed(self.lines))
         return (f'<pre style="max-height:16em;overflow:auto;border:1px solid #bdbdbd;'
                 f'margin:0;padding:2px 4px">{lines}</pre>')
+
+    def _without_data_dir(self, line: str) -> str:
+        return line.replace(self._data_dir, "<data dir>") if self._data_dir else line
 
     def _ipython_display_(self) -> None:
         self.still.display()

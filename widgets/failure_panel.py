@@ -85,7 +85,8 @@ class FailurePanel(ipywidgets.VBox):
         self.event_log: EventLogView | None = None
         children: list[ipywidgets.Widget] = [controls]
         if show_log:
-            self.event_log = EventLogView(cluster.events, history=history, height=log_height)
+            self.event_log = EventLogView(cluster.events, history=history, height=log_height,
+                                          data_dir=getattr(cluster, "data_dir", None))
             log_box = ipywidgets.VBox([ipywidgets.HTML("<b>Cluster events</b>"), self.event_log],
                                       layout=ipywidgets.Layout(flex="1 1 0%", min_width="20em"))
             children = [ipywidgets.HBox([controls, log_box])] if log_beside \

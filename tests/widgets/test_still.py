@@ -158,3 +158,15 @@ def test_a_drill_panel_pictures_its_brief_and_view_and_freezes_with_its_cluster(
         drill.close()
     assert panel.still.frozen and all(b.disabled for b in panel.buttons.values())
     assert drill.title in panel.still.bundle()["text/html"]
+
+
+def test_the_event_logs_picture_does_not_carry_the_machines_data_directory():
+    from minikafka.runtime.events import ClusterEvent
+    from widgets import EventLogView
+    log = EventLog()
+    view = EventLogView(log, data_dir="/tmp/minikafka-abc")
+    log.append(ClusterEvent(0, "recovery", 2, "Recovering 3 logs from /tmp/minikafka-abc/broker-2 "
+                                              "since no clean shutdown file was found"))
+    assert "/tmp/minikafka-abc/broker-2" in view.text                  # the live pane: the real path
+    assert "from &lt;data dir&gt;/broker-2 since" in view.still.picture()
+    assert "/tmp/" not in view.still.picture()
