@@ -16,6 +16,8 @@ partitions, brokers alive) and per-broker disk, partition and leader counts
 ``refresh_s`` seconds.  ``dashboard.operator_text()`` gives that view as
 stable text.
 
+Its still picture (`widgets.still`) is its parts' pictures, one above the
+other; when the cluster stops it freezes with them, keeping the last state.
 Its ``repr`` is as deterministic as its parts' (nbval compares it).
 """
 
@@ -28,6 +30,7 @@ import ipywidgets
 
 from widgets.failure_panel import FailurePanel
 from widgets.operator_view import OperatorView
+from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture
 from widgets.topology_model import DEFAULT_MAX_PARTITIONS
 from widgets.topology_view import TopologyView
 
@@ -49,6 +52,10 @@ class Dashboard(ipywidgets.VBox):
         self.panel = FailurePanel(cluster, history=history, log_beside=True)
         parts = ([self.operator] if self.operator is not None else []) + [self.view, self.panel]
         super().__init__(children=parts, layout=ipywidgets.Layout(width="100%"))
+        self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
+                                  self.picture, lambda: repr(self))
+        self._unsubscribe_stop = cluster.events.subscribe_stop(
+            lambda: self.freeze(CLUSTER_STOPPED))
 
     @property
     def buttons(self) -> dict:
@@ -60,8 +67,28 @@ class Dashboard(ipywidgets.VBox):
         from widgets.operator_text import operator_text
         return operator_text(self._cluster.snapshot(), rates=rates)
 
+    def picture(self) -> str:
+        """The dashboard as HTML for a still picture: operator tiles, diagram, event log."""
+        parts = [self.operator.board.value] if self.operator is not None else []
+        return "".join(parts + [self.view.diagram.value, self.panel.picture()])
+
+    def _ipython_display_(self) -> None:
+        self.still.display()
+
+    def freeze(self, caption: str = CLOSED) -> None:
+        """Freeze every part and keep the dashboard's last picture with ``caption``."""
+        if self.still.frozen:
+            return
+        self._unsubscribe_stop()
+        for part in (self.operator, self.view, self.panel):
+            if part is not None:
+                part.freeze(caption)
+        self.still.freeze(caption)
+
     def close(self) -> None:
         # Widget.__del__ calls close(), also on a Dashboard whose __init__ failed.
+        if getattr(self, "still", None) is not None:
+            self.freeze(CLOSED)
         for part in (getattr(self, "operator", None), getattr(self, "view", None),
                      getattr(self, "panel", None)):
             if part is not None:

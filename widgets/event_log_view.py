@@ -20,11 +20,16 @@ drops events it has already shown (by sequence number), so none is lost or
 doubled in between.  The pane keeps at most ``max_lines`` lines; past that
 the oldest half is dropped in one step (so the trim is rare).
 
+Like every widget here it displays with a still picture (`widgets.still`):
+its lines as preformatted text, newest first.  `freeze` stops following
+the log and keeps the lines.
+
 Simplified: no filtering UI; pass ``kinds`` to show only some event kinds.
 """
 
 from __future__ import annotations
 
+import html
 import threading
 from collections.abc import Iterable
 from datetime import datetime, timezone
@@ -32,6 +37,7 @@ from datetime import datetime, timezone
 import ipywidgets
 
 from minikafka.runtime.events import ClusterEvent, EventLog
+from widgets.still import CLOSED, StillPicture
 
 
 def format_event(event: ClusterEvent) -> str:
@@ -54,6 +60,8 @@ class EventLogView(ipywidgets.Output):
         self._lock = threading.Lock()
         self.shown_seq = 0              # highest event seq already on screen
         self.lines: list[str] = []      # the pane's text, one entry per event (for tests)
+        self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
+                                  self.picture, lambda: repr(self))
         with self._lock:
             self._unsubscribe = events.subscribe(self._on_event)
             past = [e for e in events.since(0) if self._wanted(e)]
@@ -88,6 +96,21 @@ class EventLogView(ipywidgets.Output):
         with self._lock:
             return "".join(line + "\n" for line in self.lines)
 
+    def picture(self) -> str:
+        """The pane as HTML: its lines, newest first."""
+        with self._lock:
+            lines = "".join(html.escape(line) + "\n" for line in reversed(self.lines))
+        return (f'<pre style="max-height:16em;overflow:auto;border:1px solid #bdbdbd;'
+                f'margin:0;padding:2px 4px">{lines}</pre>')
+
+    def _ipython_display_(self) -> None:
+        self.still.display()
+
+    def freeze(self, caption: str = CLOSED) -> None:
+        """Stop following the log; the pane, and the saved notebook, keep the lines."""
+        self.stop()
+        self.still.freeze(caption)
+
     def stop(self) -> None:
         """Stop following the event log (the pane keeps its lines)."""
         unsubscribe = getattr(self, "_unsubscribe", None)   # absent if __init__ failed
@@ -95,6 +118,8 @@ class EventLogView(ipywidgets.Output):
             unsubscribe()
 
     def close(self) -> None:
+        if getattr(self, "still", None) is not None:
+            self.freeze(CLOSED)
         self.stop()
         super().close()
 

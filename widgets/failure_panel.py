@@ -39,6 +39,7 @@ from typing import Any, Callable
 import ipywidgets
 
 from widgets.event_log_view import EventLogView
+from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture, caption_html
 
 VERBS = ("kill", "restart", "pause", "resume", "isolate")
 
@@ -90,6 +91,10 @@ class FailurePanel(ipywidgets.VBox):
             children = [ipywidgets.HBox([controls, log_box])] if log_beside \
                 else [controls, log_box]
         super().__init__(children=children)
+        self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
+                                  self.picture, lambda: repr(self))
+        self._unsubscribe_stop = cluster.events.subscribe_stop(
+            lambda: self.freeze(CLUSTER_STOPPED))
 
     def _node_row(self, node_id: int, name: str) -> ipywidgets.HBox:
         label = ipywidgets.Label(name, layout=ipywidgets.Layout(width="9em"))
@@ -125,8 +130,35 @@ class FailurePanel(ipywidgets.VBox):
         self.last_error = None
         self.status.value = f"{html.escape(description)}: done"
 
+    # ------------------------------------------------------------------ still picture
+    def picture(self) -> str:
+        """The panel as HTML for a still picture: the event log (buttons cannot be pressed
+        in a picture, so they are left out)."""
+        if self.event_log is None:
+            return "<i>Failure buttons (live in a running notebook).</i>"
+        return "<b>Cluster events</b>" + self.event_log.picture()
+
+    def _ipython_display_(self) -> None:
+        self.still.display()
+
+    def freeze(self, caption: str = CLOSED) -> None:
+        """Disable the buttons, stop following the log, keep the picture with ``caption``."""
+        if self.still.frozen:
+            return
+        unsubscribe = getattr(self, "_unsubscribe_stop", None)
+        if unsubscribe is not None:
+            unsubscribe()
+        for button in self.buttons.values():
+            button.disabled = True
+        if self.event_log is not None:
+            self.event_log.freeze(caption)
+        self.status.value = caption_html(caption)
+        self.still.freeze(caption)
+
     def close(self) -> None:
-        """Stop following the event log and close the widgets."""
+        """Freeze (the saved notebook keeps the log), then close the widgets."""
+        if getattr(self, "still", None) is not None:
+            self.freeze(CLOSED)
         event_log = getattr(self, "event_log", None)     # absent if __init__ failed
         if event_log is not None:
             event_log.close()

@@ -19,6 +19,13 @@ behind.  `wait_drawn(seq)` blocks until the picture includes event ``seq``
 picture and says so under it.  Trait updates from the worker's thread are
 safe with ipykernel >= 7.0.1 (no ``with output:`` anywhere).
 
+Every live view leaves a still picture (`widgets.still`): it displays
+itself with a static HTML copy beside the live view, and when its cluster
+announces that it stops (``Cluster.stop()``), or the view is closed, it
+*freezes*: it stops following the cluster, keeps the picture it shows with a
+caption saying why it no longer changes, and replaces its saved output by
+that still picture.  Asked to redraw after that, it says so in one line.
+
 A subclass says what it draws: ``render(snapshot) -> html``, the HTML widget
 it draws into, and ``what`` (a few words for the error line).  This is
 widget plumbing, outside the sans-IO core: it uses threads.
@@ -32,6 +39,7 @@ from typing import Any
 import ipywidgets
 
 from widgets.redraw import RedrawWorker
+from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture, caption_html
 
 
 class LiveView(ipywidgets.VBox):
@@ -54,6 +62,10 @@ class LiveView(ipywidgets.VBox):
         self.drawn_seq = -1                         # last_event_seq of the snapshot on screen
         self.last_error: str | None = None          # why the last redraw failed, if it did
         self._stopped = threading.Event()           # set by stop(): the ticker ends
+        self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
+                                  lambda: self._content.value, lambda: repr(self))
+        self._unsubscribe_stop = cluster.events.subscribe_stop(
+            lambda: self.freeze(CLUSTER_STOPPED))
         self._worker = RedrawWorker(self._redraw, min_interval_s=min_interval_s,
                                     on_error=self._show_error, name=name)
         # Subscribe before the first draw: an event in between then causes one more
@@ -94,7 +106,12 @@ class LiveView(ipywidgets.VBox):
                              f"({self.last_error}); it shows an older state.</span>")
 
     def redraw(self) -> None:
-        """Ask for a redraw now (it happens on the view's thread)."""
+        """Ask for a redraw now (it happens on the view's thread); a frozen view says it no
+        longer changes, in one line."""
+        if self.still.frozen:
+            print(f"This {self.what} no longer follows its cluster ({self.still.caption}) "
+                  f"Make a new one for a running cluster.")
+            return
         self._worker.request()
 
     # ------------------------------------------------------------------ waiting
@@ -113,6 +130,19 @@ class LiveView(ipywidgets.VBox):
         return self._worker.draws
 
     # ------------------------------------------------------------------ lifecycle
+    def _ipython_display_(self) -> None:
+        self.still.display()
+
+    def freeze(self, caption: str = CLOSED) -> None:
+        """Stop following the cluster and keep the picture shown, with ``caption`` under it
+        (here and in the saved notebook); later calls do nothing."""
+        if self.still.frozen:
+            return
+        self._worker.wait_idle(2.0)             # the picture includes the last event drawn
+        self.stop()
+        self.status.value = caption_html(caption)
+        self.still.freeze(caption)
+
     def stop(self) -> None:
         """Stop following the cluster: unsubscribe, end the ticker and the redraw thread."""
         # getattr: Widget.__del__ calls close() even when __init__ failed half-way.
@@ -121,6 +151,8 @@ class LiveView(ipywidgets.VBox):
             stopped.set()
         if getattr(self, "_unsubscribe", None) is not None:
             self._unsubscribe()
+        if getattr(self, "_unsubscribe_stop", None) is not None:
+            self._unsubscribe_stop()
         if getattr(self, "_worker", None) is not None:
             self._worker.close()
         ticker = getattr(self, "_ticker", None)
@@ -128,6 +160,8 @@ class LiveView(ipywidgets.VBox):
             ticker.join(5)
 
     def close(self) -> None:
-        """Stop following the cluster and close the widget."""
+        """Freeze (the saved notebook keeps the last picture), then close the widget."""
+        if getattr(self, "still", None) is not None:
+            self.freeze(CLOSED)
         self.stop()
         super().close()

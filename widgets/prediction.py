@@ -40,6 +40,7 @@ from minikafka.course.prediction import AnswerLocked, PredictionState, Verdict
 from minikafka.course.progress import ProgressLog, current_lesson
 from widgets.display import show_in_kernel
 from widgets.drill_panel import parse_numbers
+from widgets.still import StillPicture
 
 _PICK = "(pick one)"
 
@@ -56,13 +57,16 @@ class Prediction:
         self.commit_button = ipywidgets.Button(description="Commit", button_style="primary",
                                                layout=ipywidgets.Layout(width="auto"))
         self.commit_button.on_click(lambda _button: self._commit_from_widget())
-        head = ipywidgets.HTML(f"<b>Predict:</b> {html.escape(question)} "
-                               f"<span style='color:#555'>({html.escape(self.kind.describe())})</span>")
+        self._head = (f"<b>Predict:</b> {html.escape(question)} "
+                      f"<span style='color:#555'>({html.escape(self.kind.describe())})</span>")
+        head = ipywidgets.HTML(self._head)
         self.widget = ipywidgets.VBox(
             [head, ipywidgets.HBox([self._control, self.commit_button],
                                    layout=ipywidgets.Layout(flex_flow="row wrap")), self.status],
             layout=ipywidgets.Layout(border="1px solid #bbb", padding="4px 8px", margin="4px 0",
                                      max_width="60em"))
+        self.still = StillPicture(lambda: self.widget._repr_mimebundle_() or {},
+                                  self._picture, lambda: repr(self))
         if show:
             show_in_kernel(self)
 
@@ -172,10 +176,15 @@ class Prediction:
     def __repr__(self) -> str:
         return f"Prediction({self.question!r}, kind={self.kind.kind!r}): answer with {self.kind.describe()}"
 
+    def _picture(self) -> str:
+        return (f"<div style='border:1px solid #bbb;padding:4px 8px;max-width:60em'>{self._head}"
+                f"<br><i>(answer box and Commit button)</i> {self.status.value}</div>")
+
+    def _ipython_display_(self) -> None:
+        self.still.display()
+
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
-        bundle = self.widget._repr_mimebundle_(**kwargs) or {}
-        bundle["text/plain"] = repr(self)
-        return bundle
+        return self.still.bundle()
 
 
 def _parse_number_text(text: str, many: bool) -> Any:

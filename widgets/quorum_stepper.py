@@ -327,12 +327,14 @@ class QuorumStepper(QuorumStepperReadings):
         return self._control(("call", target, "append", (record,)))
 
     def close(self) -> None:
-        """Release the quorum and every view of it; the stepper cannot be used afterwards."""
+        """Release the quorum; the stepper cannot be used afterwards.  Its views freeze:
+        they keep their last picture, buttons disabled."""
         if self._closed:
             return
         self._closed = True
+        from widgets.quorum_stepper_view import STEPPER_CLOSED
         for view in list(self._views):
-            view.close()
+            view.freeze(STEPPER_CLOSED)
         self._views.clear()
         self._listeners.clear()
         self._driver = None

@@ -15,6 +15,10 @@ Buttons, reachable as ``view.buttons[name]`` so tests can ``click()`` them:
 ``append`` (the record typed in ``view.record``).  A control the stepper
 refuses never raises into the kernel: its one-line message goes to the status
 line (``view.status``) and ``view.last_error``.
+
+The view displays with a still picture (`widgets.still`).  When its stepper
+is closed the view freezes: the buttons are disabled and the last picture
+stays, with a caption, on the page and in the saved notebook.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ import ipywidgets
 
 from widgets.quorum_stepper import QuorumStepperError
 from widgets.quorum_stepper_render import stepper_html
+from widgets.still import CLOSED, StillPicture, caption_html
+
+STEPPER_CLOSED = "The stepper was closed: this is its last picture."
 
 _BUTTONS = (
     ("step", "Step", "Deliver the next message or fire the next timer", "primary"),
@@ -64,6 +71,8 @@ class QuorumStepperView(ipywidgets.VBox):
         row2 = ipywidgets.HBox([self.controller, self.buttons["timeout"], self.buttons["isolate"],
                                 self.record, self.buttons["append"]])
         super().__init__([row1, row2, self.status, self.picture])
+        self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
+                                  lambda: self.picture.value, lambda: repr(self))
         self._unsubscribe = stepper.subscribe(self.redraw)
         self.redraw()
 
@@ -94,13 +103,32 @@ class QuorumStepperView(ipywidgets.VBox):
         self.status.value = ""
 
     def redraw(self) -> None:
-        """Draw the stepper as it is now."""
+        """Draw the stepper as it is now (a closed stepper: the view freezes instead)."""
         if self.stepper.closed:
-            self.picture.value = "<i>This QuorumStepper is closed.</i>"
+            self.freeze(STEPPER_CLOSED)
             return
         self.picture.value = stepper_html(self.stepper)
 
+    def _ipython_display_(self) -> None:
+        self.still.display()
+
+    def freeze(self, caption: str = CLOSED) -> None:
+        """Disable the controls and keep the last picture with ``caption`` (page and saved
+        notebook); later calls do nothing."""
+        if self.still.frozen:
+            return
+        unsubscribe = getattr(self, "_unsubscribe", None)
+        if unsubscribe is not None:
+            unsubscribe()
+            self._unsubscribe = None
+        for control in (self.controller, self.record, *self.buttons.values()):
+            control.disabled = True
+        self.status.value = caption_html(caption)
+        self.still.freeze(caption)
+
     def close(self) -> None:
+        if getattr(self, "still", None) is not None:
+            self.freeze(CLOSED)
         unsubscribe = getattr(self, "_unsubscribe", None)
         if unsubscribe is not None:
             unsubscribe()

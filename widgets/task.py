@@ -42,6 +42,7 @@ import ipywidgets
 from minikafka.course.progress import ProgressLog, current_lesson
 from minikafka.course.task import TaskState, TaskVerdict
 from widgets.display import show_in_kernel
+from widgets.still import StillPicture
 
 
 def _pre(text: str) -> str:
@@ -69,11 +70,14 @@ class Task:
             button.on_click(lambda _b, act=action: act())
             buttons.append(button)
         self.buttons = dict(zip(("check", "hint", "solution"), buttons))
-        head = ipywidgets.HTML(f"<b>Your turn:</b> {html.escape(text)}")
+        self._head = f"<b>Your turn:</b> {html.escape(text)}"
+        head = ipywidgets.HTML(self._head)
         self.widget = ipywidgets.VBox([head, ipywidgets.HBox(buttons), self.output],
                                       layout=ipywidgets.Layout(border="1px solid #bbb",
                                                                padding="4px 8px", margin="4px 0",
                                                                max_width="60em"))
+        self.still = StillPicture(lambda: self.widget._repr_mimebundle_() or {},
+                                  self._picture, lambda: repr(self))
         if show:
             show_in_kernel(self)
 
@@ -135,7 +139,12 @@ class Task:
     def __repr__(self) -> str:
         return f"Task({self.text!r})"
 
+    def _picture(self) -> str:
+        return (f"<div style='border:1px solid #bbb;padding:4px 8px;max-width:60em'>{self._head}"
+                f"<br><i>(Check, Hint and Solution buttons)</i>{self.output.value}</div>")
+
+    def _ipython_display_(self) -> None:
+        self.still.display()
+
     def _repr_mimebundle_(self, **kwargs: Any) -> dict:
-        bundle = self.widget._repr_mimebundle_(**kwargs) or {}
-        bundle["text/plain"] = repr(self)
-        return bundle
+        return self.still.bundle()

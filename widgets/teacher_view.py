@@ -24,6 +24,8 @@ from typing import Any
 
 import ipywidgets
 
+from widgets.still import StillPicture
+
 _DRILL_COLUMNS = [("drill", "Drill"), ("attempts", "Attempts"), ("learners", "Learners"),
                   ("correct", "Correct"), ("mean_score_pct", "Mean score %"),
                   ("median_time_s", "Median time (s)")]
@@ -82,6 +84,11 @@ class TeacherView(ipywidgets.VBox):
         self.buttons["export"].on_click(lambda _b: self._export())
         super().__init__(children=[ipywidgets.HBox(list(self.buttons.values())), self.status,
                                    self.tables])
+        self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
+                                  lambda: self.tables.value, lambda: repr(self))
+
+    def _ipython_display_(self) -> None:
+        self.still.display()
 
     def reload(self) -> None:
         """Read the scores files again."""

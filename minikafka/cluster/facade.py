@@ -210,8 +210,10 @@ class Cluster:
     def stop(self, graceful: bool = True) -> None:
         """Stop every node (brokers with a controlled shutdown first), then the driver.
 
-        A temporary data directory is removed; a given ``data_dir`` keeps the data.
+        A temporary data directory is removed; a given ``data_dir`` keeps the data.  Views
+        of the cluster hear of it first (`EventLog.announce_stop`) and keep their last picture.
         """
+        self.events.announce_stop()
         self._processes.stop_all(graceful)
         if self._temporary:
             shutil.rmtree(self.layout.root, ignore_errors=True)

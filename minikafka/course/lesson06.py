@@ -6,10 +6,17 @@ verbs themselves (``kafka-reassign-partitions.sh``,
 ``cluster.decommission_broker``, the brokers' metrics...); what is here is
 the machinery around them:
 
-* `timed_move`: the same reassignment (a replica of ``events-0`` added on
-  the new broker) run under a given throttle while a producer thread
-  (`timed_writes`) times every acknowledgement; it returns how long the move
-  took and the write latencies meanwhile, then undoes the move;
+* `simulated_move`: the throttle experiment.  One reassignment (a replica of
+  ``events-0`` added on a new broker) in a *simulated* cluster, with or
+  without ``--throttle``, while a producer writes acks=all batches to the
+  same leader; every 100 ms of virtual time it samples the new broker's
+  ``ReplicationBytesInPerSec`` and the leader's ``BytesInPerSec``, and it
+  returns a `MoveRun` (the move's duration, the samples, the throttle
+  configs in force).  Same arguments, same numbers: nothing here depends on
+  the machine.  `move_table`, `per_second` and `plot_moves` show the runs.
+  The simulated network delivers every message after a fixed 1 ms and has
+  no bandwidth limit, so the copy does not slow the producer here: what the
+  experiment shows is the copy's traffic next to the producer's;
 * `drain_plan`: the reassignment plan that empties a broker, each of its
   replicas replaced by a broker that does not hold the partition yet;
 * `replicas_on`: the partitions whose replica list names a broker;
@@ -25,58 +32,175 @@ concept of its own.
 
 from __future__ import annotations
 
-import statistics
-import threading
-import time
+from dataclasses import dataclass
 from typing import Any
 
 from minikafka.course.task import Outcome
 
-__all__ = ["SHARES", "decommissioned", "drain_plan", "leads_none", "led_by_preferred", "replicas_on",
-           "replicated_onto", "share_in_words", "timed_move", "timed_writes"]
+__all__ = ["SHARES", "MoveRun", "decommissioned", "drain_plan", "leads_none", "led_by_preferred", "move_table",
+           "per_second", "plot_moves", "replicas_on", "replicated_onto", "share_in_words", "simulated_move"]
 
 
 # ---------------------------------------------------------------------- the throttle experiment
-def timed_writes(cluster: Any, stop: threading.Event, latencies: list[float],
-                 topic: str = "traffic") -> None:
-    """Write 1 KB records to ``topic`` with acks=all until ``stop`` is set; append each
-    acknowledgement's latency in ms to ``latencies``."""
-    from kafka import KafkaProducer
-    writer = KafkaProducer(bootstrap_servers=cluster.bootstrap_servers, acks="all", linger_ms=0)
+REPLICATION_BYTES_IN = "kafka.server:type=BrokerTopicMetrics,name=ReplicationBytesInPerSec"
+TRAFFIC_BYTES_IN = "kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec,topic=traffic"
+
+
+@dataclass(frozen=True)
+class MoveRun:
+    """One reassignment measured in a simulated cluster (all times in virtual milliseconds)."""
+
+    throttle: int | None          # --throttle in bytes/s, None for none
+    size: int                     # bytes in the moving partition's log when the move started
+    leader: int                   # the broker the new replica copies from
+    new_broker: int               # the broker that receives the copy
+    move_ms: int | None           # --execute until the controller completed the move (None: not within the watch)
+    times_ms: tuple[int, ...]     # sample times since --execute
+    copied: tuple[int, ...]       # ReplicationBytesIn of the new broker at each sample (cumulative)
+    produced: tuple[int, ...]     # BytesIn of topic traffic on the leader at each sample (cumulative)
+    sent: int                     # produce requests sent to traffic during the watch
+    acked: int                    # ... of which acknowledged (acks=all)
+    throttle_configs: dict[str, str]   # the throttle settings in force halfway through the move
+
+    def copy_rate(self) -> float | None:
+        """Bytes per second the copy averaged while the move ran (None if it did not finish)."""
+        if not self.move_ms:
+            return None
+        return self.copied[-1] / (self.move_ms / 1000)
+
+    def traffic_rate(self) -> float:
+        """Bytes per second the producer wrote to the leader over the whole watch."""
+        return self.produced[-1] / (self.times_ms[-1] / 1000)
+
+    def busiest(self, window_ms: int = 1000) -> int:
+        """The most bytes the copy moved in any ``window_ms`` of the watch (samples' resolution)."""
+        step = self.times_ms[0]
+        width = max(1, window_ms // step)
+        padded = (0,) + self.copied
+        return max(padded[i + width] - padded[i] for i in range(len(padded) - width)) \
+            if len(padded) > width else padded[-1]
+
+
+def simulated_move(throttle: int | None, *, megabytes: int = 8, seed: int = 6, watch_ms: int = 10_000,
+                   sample_ms: int = 100, traffic_batch: int = 10) -> MoveRun:
+    """Build a small simulated cluster, fill ``events-0`` (one replica) with ``megabytes`` MB, add a
+    broker, and add a replica of ``events-0`` on it with ``reassign_partitions`` (as
+    ``kafka-reassign-partitions.sh --execute --throttle``), while a producer sends one acks=all batch
+    of ``traffic_batch`` 1 KB records every ``sample_ms`` to a partition of ``traffic`` led by the
+    same leader.  Every ``sample_ms`` of virtual time it reads the new broker's
+    ReplicationBytesInPerSec and the leader's BytesInPerSec for ``traffic``; the move's duration is
+    the time of the controller's ``reassignment_completed`` event.  Same arguments, same numbers."""
+    from minikafka import Cluster
+    from minikafka.drills.drill_client import DrillClient
+
+    cluster = Cluster(brokers=3, controllers=1, seed=seed, simulated=True).start()
     try:
-        while not stop.is_set():
-            started = time.monotonic()
-            writer.send(topic, value=bytes(1000)).get(timeout=30)
-            latencies.append((time.monotonic() - started) * 1000)
+        cluster.create_topic("events", partitions=1, replication_factor=1)
+        cluster.create_topic("traffic", partitions=3, replication_factor=1)
+        leader = cluster.leader("events", 0)
+        traffic = next(p for p in range(3) if cluster.leader("traffic", p) == leader)
+        client = DrillClient(cluster, "lesson06-producer")
+        for _ in range(megabytes * 10):
+            outcome = client.produce("events", 0, [bytes(1000)] * 100, acks=1)
+            if not outcome.ok:
+                raise RuntimeError(f"filling events-0 failed: {outcome.error}")
+        new_broker = cluster.add_broker()
+        cluster.run_for(1_000)
+        size = _log_size(cluster, leader, "events", 0)
+        copied0 = cluster.metric(REPLICATION_BYTES_IN).get(new_broker, 0)
+        produced0 = cluster.metric(TRAFFIC_BYTES_IN).get(leader, 0)
+        seq, start = cluster.events.last_seq, cluster.driver.now()
+        cluster.reassign_partitions({("events", 0): [leader, new_broker]}, throttle_bytes_per_sec=throttle)
+        times, copied, produced, configs = [], [], [], {}
+        sent = acked = 0
+        for tick in range(1, watch_ms // sample_ms + 1):
+            acked += client.produce("traffic", traffic, [bytes(1000)] * traffic_batch, acks=-1).ok
+            sent += 1
+            cluster.run_for(start + tick * sample_ms - cluster.driver.now())
+            times.append(tick * sample_ms)
+            copied.append(cluster.metric(REPLICATION_BYTES_IN).get(new_broker, 0) - copied0)
+            produced.append(cluster.metric(TRAFFIC_BYTES_IN).get(leader, 0) - produced0)
+            if not configs and cluster.list_reassignments():
+                configs = _throttle_configs(cluster, leader, new_broker)
+        done = [e.time_ms for e in cluster.events.since(seq, {"reassignment_completed"})]
+        return MoveRun(throttle, size, leader, new_broker, done[0] - start if done else None,
+                       tuple(times), tuple(copied), tuple(produced), sent, acked, configs)
     finally:
-        writer.close()
+        cluster.stop()
 
 
-def timed_move(cluster: Any, broker: int, throttle: int | None, topic: str = "events",
-               partition: int = 0) -> tuple[float, float, float]:
-    """Add a replica of ``topic-partition`` on ``broker`` with the given throttle (bytes/s, None
-    for none) while a producer writes; return (seconds until the new replica is in sync, median
-    and 95th percentile of the write latencies in ms from the move's start until 0.5 s after its
-    end).  The move is undone afterwards, and its throttle cleared, for the next run."""
-    original = cluster.replicas(topic, partition)
-    stop, latencies = threading.Event(), []
-    thread = threading.Thread(target=timed_writes, args=(cluster, stop, latencies), daemon=True)
-    thread.start()
-    time.sleep(0.5)
-    first = len(latencies)
-    begin = time.monotonic()
-    cluster.reassign_partitions({(topic, partition): original + [broker]}, throttle_bytes_per_sec=throttle)
-    cluster.wait_until(lambda: broker in cluster.isr(topic, partition) and not cluster.list_reassignments(),
-                       timeout_ms=60_000)
-    seconds = time.monotonic() - begin
-    time.sleep(0.5)
-    stop.set()
-    thread.join()
-    cluster.clear_reassignment_throttles()
-    cluster.reassign_partitions({(topic, partition): original})
-    cluster.wait_until(lambda: cluster.replicas(topic, partition) == original, timeout_ms=30_000)
-    during = latencies[first:]
-    return seconds, statistics.median(during), statistics.quantiles(during, n=20)[-1]
+def _log_size(cluster: Any, broker: int, topic: str, partition: int) -> int:
+    """Bytes in a partition's log on one broker (what kafka-log-dirs.sh reports as its size)."""
+    for partition_state in cluster.snapshot().topic(topic).partitions:
+        if partition_state.partition == partition:
+            for replica in partition_state.replica_states:
+                if replica.broker == broker and replica.size_bytes is not None:
+                    return replica.size_bytes
+    raise LookupError(f"broker {broker} holds no replica of {topic}-{partition}")
+
+
+def _throttle_configs(cluster: Any, leader: int, new_broker: int) -> dict[str, str]:
+    """The reassignment's throttle settings in force: the two brokers' dynamic rates, from the
+    last ConfigRecord of each in the metadata log (what every broker replays), and the topic's
+    throttled replicas."""
+    wanted = [(str(leader), "leader.replication.throttled.rate"),
+              (str(new_broker), "follower.replication.throttled.rate")]
+    rates: dict[tuple[str, str], str | None] = {}
+    for entry in cluster.metadata_records():
+        record = entry.record
+        if entry.type_name == "CONFIG_RECORD" and (record.resource_name, record.name) in wanted:
+            rates[(record.resource_name, record.name)] = record.value
+    found = {f"broker {node}: {name}": rates[(node, name)] for node, name in wanted
+             if rates.get((node, name)) is not None}
+    for name, value in sorted(cluster.snapshot().topic("events").configs.items()):
+        if "throttled" in name:
+            found[f"topic events: {name}"] = value
+    return found
+
+
+def move_table(runs: list[MoveRun]) -> str:
+    """The runs side by side: the move's duration, the copy's speed and the producer's traffic."""
+    def mb(value: float | None) -> str:
+        return "-" if value is None else f"{value / 1_000_000:.2f}"
+    lines = [f"{'throttle':>12}  {'move took':>9}  {'copy MB/s':>9}  {'busiest 1 s':>11}  "
+             f"{'traffic MB/s':>12}  {'acks':>7}"]
+    for run in runs:
+        label = "none" if run.throttle is None else f"{run.throttle / 1_000_000:g} MB/s"
+        took = "-" if run.move_ms is None else f"{run.move_ms / 1000:.2f} s"
+        lines.append(f"{label:>12}  {took:>9}  {mb(run.copy_rate()):>9}  {mb(run.busiest()) + ' MB':>11}  "
+                     f"{mb(run.traffic_rate()):>12}  {f'{run.acked}/{run.sent}':>7}")
+    return "\n".join(lines)
+
+
+def per_second(run: MoveRun, series: str = "copied") -> list[int]:
+    """Bytes of ``series`` ("copied" or "produced") in each whole second of the watch."""
+    values = getattr(run, series)
+    per = 1000 // run.times_ms[0]
+    ends = [0] + [values[i - 1] for i in range(per, len(values) + 1, per)]
+    return [b - a for a, b in zip(ends, ends[1:])]
+
+
+def plot_moves(runs: list[MoveRun]):
+    """Two panels: the bytes copied to the new broker over time, and bytes per second next to the
+    producer's traffic into the same leader."""
+    import matplotlib.pyplot as plt
+    figure, (total, rate) = plt.subplots(1, 2, figsize=(10, 3.2))
+    for run in runs:
+        label = "no throttle" if run.throttle is None else f"--throttle {run.throttle:,}"
+        total.step([0] + [t / 1000 for t in run.times_ms], [0] + [c / 1_000_000 for c in run.copied],
+                   where="post", label=label)
+        seconds = per_second(run)
+        rate.step(range(len(seconds) + 1), [b / 1_000_000 for b in seconds + seconds[-1:]], where="post",
+                  label=f"copy, {label}")
+    traffic = per_second(runs[0], "produced")
+    rate.step(range(len(traffic) + 1), [b / 1_000_000 for b in traffic + traffic[-1:]], where="post",
+              color="black", linestyle=":", label="producer traffic")
+    total.set(title="MB copied to the new broker", xlabel="virtual seconds since --execute")
+    rate.set(title="MB per second into the leader / out to the copy", xlabel="virtual seconds since --execute")
+    total.legend(fontsize=8)
+    rate.legend(fontsize=8)
+    figure.tight_layout()
+    return figure
 
 
 # ---------------------------------------------------------------------- draining a broker

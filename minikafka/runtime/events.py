@@ -57,6 +57,12 @@ offsets_delete_failed  writing those tombstones failed (data: topics, error)
 group_offsets_deleted  OffsetDelete removed some committed offsets of a group (data: group, offsets)
 controller_registered  a controller announced its listeners (KIP-919)
 ====================== ====================================================
+
+Besides events, the log tells its listeners one thing that is not a Kafka
+event: that the whole sandbox cluster is about to stop (`announce_stop`,
+called by ``Cluster.stop()`` before any node goes down).  A view subscribed
+with `subscribe_stop` then keeps the picture it shows as its last one,
+instead of drawing every node dead.
 """
 
 from __future__ import annotations
@@ -90,6 +96,7 @@ class EventLog:
         self._events: list[ClusterEvent] = []
         self._lock = threading.Lock()
         self._listeners: list[Callable[[ClusterEvent], None]] = []
+        self._stop_listeners: list[Callable[[], None]] = []
         self._max = max_events
         self._next_seq = 1
 
@@ -116,6 +123,32 @@ class EventLog:
                 if listener in self._listeners:
                     self._listeners.remove(listener)
         return unsubscribe
+
+    def subscribe_stop(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener()`` when the cluster announces it is stopping; returns an
+        unsubscribe function.  A listener is called at most once."""
+        with self._lock:
+            self._stop_listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._stop_listeners:
+                    self._stop_listeners.remove(listener)
+        return unsubscribe
+
+    def announce_stop(self) -> list[Exception]:
+        """Tell the stop listeners that the cluster stops now (in the caller's thread), then
+        forget them.  A listener's exception neither reaches the caller (the cluster must
+        stop all the same) nor keeps the others from hearing it: they are returned."""
+        with self._lock:
+            listeners, self._stop_listeners = self._stop_listeners, []
+        errors = []
+        for listener in listeners:
+            try:
+                listener()
+            except Exception as exc:
+                errors.append(exc)
+        return errors
 
     def since(self, seq: int = 0, kinds: set[str] | None = None) -> list[ClusterEvent]:
         with self._lock:

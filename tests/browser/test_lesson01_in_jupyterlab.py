@@ -25,6 +25,11 @@ Every wait polls with a deadline; JupyterLab, its kernel and the browser
 are stopped whatever happens (`LabServer.stop`, ``browser.close``).  When a
 step fails, a screenshot of the page at that moment is left in the test's
 temporary directory and named in the failure.
+
+A second learner presses *Run All Cells* and scrolls back up: the lesson's
+last cell has stopped the cluster, and the dashboard must still show its
+diagram (its last picture) with the caption saying the cluster stopped,
+where it used to be blank.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from lab_page import (CHROMIUM_ARGS, KERNEL_IDLE_JS, NOTEBOOK_JSON_JS, READ_DIAG
                       first_kill_cell, parse_broker_boxes, partition_leaders, poll_until,
                       unexecuted_code_cells)
 from lab_server import LabServer
+from widgets.still import CLUSTER_STOPPED
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 
@@ -119,6 +125,29 @@ def test_pressing_kill_on_a_leader_moves_leadership_in_the_diagram(page, lab, no
     dead = re.findall(r"\bbroker (\d+) is dead\b", said)
     assert dead[:1] == [str(victim)], \
         f"after Kill broker {victim} was pressed, the cells from the kill cell on printed: {said!r}"
+
+
+def test_after_run_all_the_dashboard_keeps_its_last_picture(page, lab, tmp_path):
+    try:
+        open_notebook(page, lab, LESSON)
+        run_cells(page, "notebook:run-all-cells", 0)
+        diagrams = (page.locator(".jp-OutputArea-output")
+                    .filter(has=page.locator(".minikafka-topology svg"))
+                    .filter(has=page.get_by_text(CLUSTER_STOPPED, exact=False)))
+        assert diagrams.count() >= 1, "no output shows a diagram with the stopped caption"
+        dashboard = diagrams.first
+        dashboard.evaluate("(output) => output.scrollIntoView({block: 'start'})")
+        svg = dashboard.locator(".minikafka-topology svg").first
+        svg.wait_for(state="visible", timeout=CLICK_TIMEOUT_S * 1000)
+        box = svg.bounding_box()
+        assert box is not None and box["height"] > 100 and box["width"] > 200, box
+        assert dashboard.get_by_text(CLUSTER_STOPPED, exact=False).first.is_visible()
+        # the buttons are still on the page, but a stopped cluster has nothing to kill
+        kill = dashboard.get_by_role("button", name="Kill broker", exact=False).first
+        assert kill.is_disabled()
+    except Exception as exc:
+        raise AssertionError(f"{exc}\n(page at failure: {failure_screenshot(page, tmp_path)}; "
+                             f"JupyterLab log ends with:\n{lab.log_tail(15)})") from exc
 
 
 # --------------------------------------------------------------------------- steps

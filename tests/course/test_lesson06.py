@@ -1,13 +1,14 @@
 """Lesson 06's harness (minikafka.course.lesson06): the drain plan, the share in words and the
-task checks, on a simulated cluster (virtual time, the same engine)."""
+task checks and the throttle experiment, on simulated clusters (virtual time, the same engine)."""
 
 from __future__ import annotations
 
 import pytest
 
 from minikafka import Cluster
-from minikafka.course.lesson06 import (SHARES, decommissioned, drain_plan, leads_none, led_by_preferred,
-                                       replicas_on, replicated_onto, share_in_words)
+from minikafka.course.lesson06 import (SHARES, MoveRun, decommissioned, drain_plan, leads_none, led_by_preferred,
+                                       move_table, per_second, replicas_on, replicated_onto, share_in_words,
+                                       simulated_move)
 
 
 @pytest.fixture
@@ -85,3 +86,37 @@ def test_leader_checks(cluster):
     assert not outcome.done and "not led by their preferred replica" in outcome.detail
     cluster.elect_leaders("preferred")
     assert led_by_preferred(cluster).done and led_by_preferred(cluster, ["events"]).done
+
+
+def test_simulated_move_is_deterministic_and_the_throttle_sets_its_pace():
+    free = simulated_move(None, megabytes=3, watch_ms=4_000)
+    assert simulated_move(None, megabytes=3, watch_ms=4_000) == free
+    throttled = simulated_move(1_000_000, megabytes=3, watch_ms=4_000)
+    for run in (free, throttled):
+        assert run.copied[-1] == run.size > 3_000_000          # the whole log, copied once
+        assert run.acked == run.sent == 40                       # the traffic went on
+        assert run.leader != run.new_broker
+    assert free.move_ms < 500 and free.throttle_configs == {}
+    # 3 MB at 1 MB/s: fetches of up to 1 MiB, the last one unthrottled once the copy is caught up
+    assert 1_500 < throttled.move_ms < 3_500
+    assert max(per_second(throttled)) <= 1_100_000 < max(per_second(free))
+    configs = throttled.throttle_configs
+    assert configs[f"broker {throttled.leader}: leader.replication.throttled.rate"] == "1000000"
+    assert configs[f"broker {throttled.new_broker}: follower.replication.throttled.rate"] == "1000000"
+    assert throttled.throttle_configs["topic events: follower.replication.throttled.replicas"] == \
+        f"0:{throttled.new_broker}"
+
+
+def test_move_arithmetic_and_table():
+    run = MoveRun(throttle=500_000, size=1_500_000, leader=1, new_broker=4, move_ms=3_000,
+                  times_ms=tuple(range(500, 4_500, 500)),
+                  copied=(0, 500_000, 500_000, 1_000_000, 1_000_000, 1_500_000, 1_500_000, 1_500_000),
+                  produced=tuple(50_000 * i for i in range(1, 9)), sent=8, acked=7, throttle_configs={})
+    assert run.copy_rate() == 500_000
+    assert run.traffic_rate() == 100_000
+    assert run.busiest() == 500_000 and run.busiest(2_000) == 1_000_000
+    assert per_second(run) == [500_000, 500_000, 500_000, 0]
+    assert per_second(run, "produced") == [100_000] * 4
+    table = move_table([run, MoveRun(None, 1, 1, 4, None, (1000,), (0,), (0,), 1, 1, {})])
+    assert table.splitlines()[1].split() == ["0.5", "MB/s", "3.00", "s", "0.50", "0.50", "MB", "0.10", "7/8"]
+    assert table.splitlines()[2].split()[:3] == ["none", "-", "-"]

@@ -300,7 +300,10 @@ def test_close_releases_everything_and_later_calls_say_so():
     assert stepper.closed and repr(stepper) == "QuorumStepper(closed)"
     assert str(stepper) == "QuorumStepper (closed)"
     assert stepper._driver is None and stepper._views == [] and stepper._listeners == []
-    assert view.picture.comm is None                             # the widget was closed
+    # the view froze: it keeps its last picture, with a caption, and nothing can be pressed
+    assert view.picture.comm is not None and "KRaft quorum" in view.picture.value
+    assert view.still.frozen and "stepper was closed" in view.status.value
+    assert all(button.disabled for button in view.buttons.values())
     for call in (lambda: stepper.step(), lambda: stepper.back(), lambda: stepper.state(),
                  lambda: stepper.history, lambda: stepper.timeout(1001), lambda: stepper.view()):
         with pytest.raises(QuorumStepperError, match="This QuorumStepper is closed"):

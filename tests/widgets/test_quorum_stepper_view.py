@@ -75,6 +75,9 @@ def test_closing_the_view_or_the_stepper(stepper):
     view.close()
     stepper.step()                                               # no longer redraws that view
     other = stepper.view()
+    last = other.picture.value
     stepper.close()
-    assert other.picture.comm is None
+    assert other.picture.comm is not None and other.picture.value == last   # its last picture
+    assert other.still.frozen and "stepper was closed" in other.status.value
+    assert view.picture.comm is None                             # the view closed by hand is gone
     assert "QuorumStepperView(QuorumStepper(closed))" == repr(other)
