@@ -24,7 +24,8 @@ Like every widget here it displays with a still picture (`widgets.still`):
 its lines as preformatted text, newest first.  A saved picture must not
 carry the machine's paths, so given the cluster's ``data_dir`` the picture
 writes that directory as ``<data dir>`` (the live pane keeps the real path,
-as Kafka's own log lines do).  `freeze` stops following
+as Kafka's own log lines do), and each event's time as seconds after the
+first event of the picture instead of the hour it happened.  `freeze` stops following
 the log and keeps the lines.
 
 Simplified: no filtering UI; pass ``kinds`` to show only some event kinds.
@@ -66,6 +67,7 @@ class EventLogView(ipywidgets.Output):
         self._lock = threading.Lock()
         self.shown_seq = 0              # highest event seq already on screen
         self.lines: list[str] = []      # the pane's text, one entry per event (for tests)
+        self._shown: list[ClusterEvent] = []   # the events of those lines, for the still picture
         self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
                                   self.picture, lambda: repr(self))
         with self._lock:
@@ -91,7 +93,9 @@ class EventLogView(ipywidgets.Output):
         line = format_event(event)
         if len(self.lines) >= self._max_lines:
             self.lines = self.lines[-(self._max_lines // 2):]
+            self._shown = self._shown[-(self._max_lines // 2):]
         self.lines.append(line)
+        self._shown.append(event)
         self.outputs = ({"output_type": "stream", "name": "stdout",
                          "text": "".join(text + "\n" for text in reversed(self.lines))},)
         self.shown_seq = max(self.shown_seq, event.seq)
@@ -105,8 +109,10 @@ class EventLogView(ipywidgets.Output):
     def picture(self) -> str:
         """The pane as HTML: its lines, newest first."""
         with self._lock:
-            lines = "".join(html.escape(self._without_data_dir(line)) + "\n"
-                            for line in reversed(self.lines))
+            first = self._shown[0].time_ms if self._shown else 0
+            lines = "".join(f"+{(event.time_ms - first) / 1000:8.3f} s  "
+                            f"{html.escape(self._without_data_dir(event.text))}\n"
+                            for event in reversed(self._shown))
         return (f'<pre style="max-height:16em;overflow:auto;border:1px solid #bdbdbd;'
                 f'margin:0;padding:2px 4px">{lines}</pre>')
 

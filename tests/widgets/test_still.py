@@ -4,6 +4,7 @@ views of a cluster keep their last picture, with a caption, once the cluster sto
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -165,8 +166,14 @@ def test_the_event_logs_picture_does_not_carry_the_machines_data_directory():
     from widgets import EventLogView
     log = EventLog()
     view = EventLogView(log, data_dir="/tmp/minikafka-abc")
-    log.append(ClusterEvent(0, "recovery", 2, "Recovering 3 logs from /tmp/minikafka-abc/broker-2 "
-                                              "since no clean shutdown file was found"))
+    log.append(ClusterEvent(1_767_225_600_000, "node_restarted", 2, "broker 2 restarted"))
+    log.append(ClusterEvent(1_767_225_601_250, "recovery", 2, "Recovering 3 logs from "
+                            "/tmp/minikafka-abc/broker-2 since no clean shutdown file was found"))
     assert "/tmp/minikafka-abc/broker-2" in view.text                  # the live pane: the real path
     assert "from &lt;data dir&gt;/broker-2 since" in view.still.picture()
     assert "/tmp/" not in view.still.picture()
+    # times: seconds after the first event shown, not the hour the notebook ran
+    assert "00:00:01.250" in view.text
+    assert not re.search(r"\d\d:\d\d:\d\d", view.still.picture())
+    assert "+   1.250 s  Recovering" in view.still.picture()
+    assert "+   0.000 s  broker 2 restarted" in view.still.picture()
