@@ -40,6 +40,7 @@ LEAKS = {
     "the user name": re.compile(rf"[/\\]{USER}\b|\b{USER}\.(jsonl|json|csv|log)\b|\b{USER}@"),
     "a date line": re.compile(r"\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug"
                               r"|Sep|Oct|Nov|Dec) +\d+ \d\d:\d\d:\d\d"),
+    "a time of day of the run": re.compile(r"(?<![T\d])\b\d\d:\d\d:\d\d\.\d{3}\b(?!Z)"),
     "a random UUID": re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
                                 r"[0-9a-fA-F]{12}\b"),
 }
@@ -84,11 +85,12 @@ def test_the_leak_patterns_find_what_they_look_for(tmp_path):
     outputs = [{"output_type": "stream", "name": "stdout", "text": text} for text in (
         "log.dirs=/tmp/minikafka-x1/broker-2\n", f"scores: /srv/{getpass.getuser()}.jsonl\n",
         "#Sat Nov 28 14:28:54 UTC 2026\n", "member billing-1-5cf1b279-613e-4d0c-99da-9caec1b38df0\n",
-        "ran at 2031-05-04T10:00:00Z\n", "event_time 2026-01-01 10:00:00 (the sandbox's day)\n")]
+        "ran at 2031-05-04T10:00:00Z\n", "17:21:44.989  broker 3 restarted\n", "event_time 2026-01-01 10:00:00 (the sandbox's day)\n")]
     planted.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "", "outputs": outputs}]}))
     found = leaks_in(planted)
     assert [line.split(": ")[1] for line in found] == [
-        "a temporary path", "the user name", "a date line", "a random UUID", "a wall-clock time"]
+        "a temporary path", "the user name", "a date line", "a random UUID", "a wall-clock time",
+        "a time of day of the run"]
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
