@@ -8,7 +8,8 @@ Read from the notebooks' code (the order of cells is the order a learner meets t
 * every ``name.answer(...)`` in the stored notebook still holds the placeholder ``...``,
   and every reveal's saved output is the unanswered verdict;
 * every ``name = Task(...)`` has a ``name.check()`` in a later cell;
-* lessons 01-07 have at least 4 predictions and 3 tasks each;
+* lessons 01-07 have at least 4 predictions and 3 tasks each on their main path (before
+  the optional "Going deeper" part);
 * every cell whose code holds an answer (a reveal and its explanation, a task's hint and
   solution) is folded in JupyterLab (``source_hidden``), so reading down never shows it first;
 * no saved widget state (it would carry whatever a run left in the answer widgets).
@@ -53,6 +54,16 @@ def made(notebook: Path, kind: str) -> dict[str, int]:
     return found
 
 
+def main_path_code_cells(notebook: Path) -> int:
+    """How many code cells come before the lesson's "Going deeper (optional)" part."""
+    count = 0
+    for cell in json.loads(notebook.read_text())["cells"]:
+        if cell["cell_type"] == "markdown" and source(cell).startswith("## Going deeper (optional)"):
+            break
+        count += cell["cell_type"] == "code"
+    return count
+
+
 def test_the_course_has_its_lessons():
     assert [p.name[:2] for p in COURSE] == ["01", "02", "03", "04", "05", "06", "07"]
 
@@ -61,7 +72,8 @@ def test_the_course_has_its_lessons():
 def test_predictions_are_asked_then_revealed_later_and_never_answered(notebook):
     cells = code_cells(notebook)
     predictions = made(notebook, "Prediction")
-    assert len(predictions) >= 4, f"{notebook.name}: {len(predictions)} predictions"
+    on_main_path = [i for i in predictions.values() if i < main_path_code_cells(notebook)]
+    assert len(on_main_path) >= 4, f"{notebook.name}: {len(on_main_path)} predictions on its main path"
     for name, asked in predictions.items():
         reveals = [i for i, c in enumerate(cells) if re.search(rf"\b{name}\.reveal\(", source(c))]
         assert reveals, f"{name} is never revealed"
@@ -78,7 +90,8 @@ def test_predictions_are_asked_then_revealed_later_and_never_answered(notebook):
 def test_tasks_are_checked_after_the_learners_cell(notebook):
     cells = code_cells(notebook)
     tasks = made(notebook, "Task")
-    assert len(tasks) >= 3, f"{notebook.name}: {len(tasks)} tasks"
+    on_main_path = [i for i in tasks.values() if i < main_path_code_cells(notebook)]
+    assert len(on_main_path) >= 3, f"{notebook.name}: {len(on_main_path)} tasks on its main path"
     for name, given in tasks.items():
         checks = [i for i, c in enumerate(cells) if re.search(rf"\b{name}\.check\(\)", source(c))]
         assert checks and min(checks) > given + 1, f"{name}: no learner's cell before its check"
