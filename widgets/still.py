@@ -19,10 +19,11 @@ The display carries a display id.  When the widget stops for good (its
 cluster is stopped, or it is closed) the widget calls `freeze` with a
 caption: the output is replaced by the still picture of the last state and
 the caption, without the live view, so the page can no longer lose it.
-nbconvert and nbclient apply that replacement to the saved notebook.
-JupyterLab applies a replacement only to outputs of the cell that sends it,
-so there the widget itself keeps its last picture, with the same caption
-and its buttons disabled, for as long as the kernel runs.
+JupyterLab applies that replacement on the page (the browser test after
+*Run All Cells* sees the still picture), and nbclient and nbconvert apply it
+to the saved notebook.  The widget itself also keeps its last picture, with
+the same caption and its buttons disabled, for a front end that does not
+apply display updates.
 
 Why not renew the still picture on every redraw: replacing an output that
 holds a live widget view makes JupyterLab's widget renderer draw a second
