@@ -175,13 +175,22 @@ class NodeProcesses:
 
     # ------------------------------------------------------------------ reading the nodes
     def active_controller_node(self):
+        """The controller the quorum follows now: among running controllers that lead their
+        Raft epoch (role Leader) with an active QuorumController, the one of the highest epoch.
+        A leader cut off from the others keeps thinking it is active until it resigns, and
+        a resigned one may still hold its controller's state; neither is the active
+        controller once a majority has elected another in a later epoch."""
+        best = None
         for node_id in self.layout.controllers:
             if self.state(node_id) is not NodeState.RUNNING:
                 continue
             node = self.node(node_id)
-            if node.controller is not None and node.controller.is_active:
-                return node
-        return None
+            if node.controller is None or not node.controller.is_active \
+                    or node.raft.role != "Leader":
+                continue
+            if best is None or node.raft.epoch > best.raft.epoch:
+                best = node
+        return best
 
     def active_controller_id(self) -> int | None:
         node = self.call(self.active_controller_node)

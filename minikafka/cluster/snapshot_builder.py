@@ -46,7 +46,8 @@ def _image_and_quorum(processes: NodeProcesses):
     quorum = QuorumSnapshot(
         voters=tuple(processes.layout.controllers),
         leader=active.node_id if active is not None else None,
-        epoch=max(epochs) if epochs else 0,
+        # the leader's epoch; with no leader, the highest epoch any live controller has reached
+        epoch=active.raft.epoch if active is not None else max(epochs) if epochs else 0,
         high_watermark=(active.raft.high_watermark or 0) if active is not None else 0)
     return image, quorum
 
