@@ -21,8 +21,14 @@ and tooltips, and are reachable as ``panel.buttons[("kill", 2)]`` (and
 ``panel.buttons[("heal", None)]``), so a headless test calls ``.click()``
 and a browser test finds them by their text.
 
-A verb that fails (killing a dead node, resuming one that is not paused)
-never raises into the kernel: the panel's status line shows the error, and
+Buttons have state: `why_not` (a table of the process states in which each
+verb applies) disables a button that cannot act on its node now, and its
+tooltip says why ("broker 2 is dead: restart it first").  The panel reads
+``cluster.snapshot()`` again after every cluster event (on a `RedrawWorker`
+thread, so the cluster's own thread is never held up).  A press that comes
+anyway (a click racing an event, ``button.click()`` from code) reaches the
+facade, which refuses it in its own words; a verb that fails never raises
+into the kernel: the status line shows the error in one line, and
 ``panel.last_error`` keeps it.  Below the buttons (or beside them, with
 ``log_beside=True``) an `EventLogView` shows what the cluster did in
 response.
@@ -39,6 +45,7 @@ from typing import Any, Callable
 import ipywidgets
 
 from widgets.event_log_view import EventLogView
+from widgets.redraw import RedrawWorker
 from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture, caption_html
 
 VERBS = ("kill", "restart", "pause", "resume", "isolate")
@@ -56,6 +63,33 @@ _TOOLTIPS = {
 _BUTTON_STYLES = {"kill": "danger", "restart": "success", "pause": "warning", "resume": "info",
                   "isolate": "warning"}
 HEAL_DESCRIPTION = "Heal network"
+
+# In which process states each verb can act ("running", "paused", "dead"), and what to say otherwise.
+APPLIES = {
+    "kill": {"running", "paused"},
+    "restart": {"dead"},
+    "pause": {"running"},
+    "resume": {"paused"},
+    "isolate": {"running", "paused", "dead"},
+}
+_REFUSALS = {
+    ("kill", "dead"): "{name} is already dead",
+    ("restart", "running"): "{name} is running: kill it first",
+    ("restart", "paused"): "{name} is paused: resume it, or kill it first",
+    ("pause", "paused"): "{name} is already paused",
+    ("pause", "dead"): "{name} is dead: restart it first",
+    ("resume", "running"): "{name} is not paused",
+    ("resume", "dead"): "{name} is dead: restart it first",
+}
+
+
+def why_not(verb: str, node: Any, name: str) -> str | None:
+    """Why ``verb`` cannot act on ``node`` (a `NodeSnapshot`) now; None when it can."""
+    if verb == "isolate" and node.isolated:
+        return f"{name} is already isolated: heal the network first"
+    if node.process in APPLIES[verb]:
+        return None
+    return _REFUSALS[(verb, node.process)].format(name=name)
 
 
 def node_name(node_id: int, broker_ids: set[int], controller_ids: set[int]) -> str:
@@ -94,8 +128,26 @@ class FailurePanel(ipywidgets.VBox):
         super().__init__(children=children)
         self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
                                   self.picture, lambda: repr(self))
+        self._names = {n: node_name(n, brokers, controllers) for n in self.node_ids}
+        self._update_buttons()
+        self._worker = RedrawWorker(self._update_buttons, name="minikafka-failure-panel")
+        self._unsubscribe_events = cluster.events.subscribe(lambda _event: self._worker.request())
         self._unsubscribe_stop = cluster.events.subscribe_stop(
             lambda: self.freeze(CLUSTER_STOPPED))
+
+    # ------------------------------------------------------------------ button states
+    def _update_buttons(self) -> None:
+        """Enable exactly the buttons whose verb applies to its node now (tooltips say why not)."""
+        if self.still.frozen:
+            return
+        snapshot = self._cluster.snapshot()
+        for node_id, name in self._names.items():
+            node = snapshot.node(node_id)
+            for verb in VERBS:
+                button = self.buttons[(verb, node_id)]
+                reason = why_not(verb, node, name)
+                button.disabled = reason is not None
+                button.tooltip = reason or _TOOLTIPS[verb].format(name=name)
 
     def _node_row(self, node_id: int, name: str) -> ipywidgets.HBox:
         label = ipywidgets.Label(name, layout=ipywidgets.Layout(width="9em"))
@@ -146,15 +198,19 @@ class FailurePanel(ipywidgets.VBox):
         """Disable the buttons, stop following the log, keep the picture with ``caption``."""
         if self.still.frozen:
             return
-        unsubscribe = getattr(self, "_unsubscribe_stop", None)
-        if unsubscribe is not None:
-            unsubscribe()
+        for name in ("_unsubscribe_stop", "_unsubscribe_events"):
+            unsubscribe = getattr(self, name, None)
+            if unsubscribe is not None:
+                unsubscribe()
+        worker = getattr(self, "_worker", None)
+        if worker is not None:
+            worker.close()
+        self.still.freeze(caption)      # before the buttons: a last update must not re-enable them
         for button in self.buttons.values():
             button.disabled = True
         if self.event_log is not None:
             self.event_log.freeze(caption)
         self.status.value = caption_html(caption)
-        self.still.freeze(caption)
 
     def close(self) -> None:
         """Freeze (the saved notebook keeps the log), then close the widgets."""

@@ -107,3 +107,35 @@ def test_repr_is_deterministic(cluster):
     after = panel._repr_mimebundle_()["text/plain"]
     assert after == before == "FailurePanel(nodes=[1, 2, 3, 1001])"
     panel.close()
+
+
+def test_buttons_that_cannot_act_are_disabled_and_say_why(cluster):
+    panel = FailurePanel(cluster)
+    try:
+        enabled = {verb for verb in VERBS if not panel.buttons[(verb, 2)].disabled}
+        assert enabled == {"kill", "pause", "isolate"}                 # broker 2 is running
+        assert panel.buttons[("restart", 2)].tooltip == "broker 2 is running: kill it first"
+        panel.buttons[("kill", 2)].click()
+        assert panel._worker.wait_idle(5)
+        enabled = {verb for verb in VERBS if not panel.buttons[(verb, 2)].disabled}
+        assert enabled == {"restart", "isolate"}
+        assert panel.buttons[("kill", 2)].tooltip == "broker 2 is already dead"
+        panel.buttons[("pause", 1)].click()
+        panel.buttons[("isolate", 3)].click()
+        assert panel._worker.wait_idle(5)
+        assert not panel.buttons[("resume", 1)].disabled and panel.buttons[("pause", 1)].disabled
+        assert panel.buttons[("isolate", 3)].tooltip.startswith("broker 3 is already isolated")
+    finally:
+        panel.close()
+    assert all(button.disabled for button in panel.buttons.values())     # frozen: nothing to press
+
+
+@pytest.mark.parametrize("verb, process, reason", [
+    ("kill", "dead", "broker 2 is already dead"),
+    ("restart", "paused", "broker 2 is paused: resume it, or kill it first"),
+    ("pause", "dead", "broker 2 is dead: restart it first"),
+    ("resume", "running", "broker 2 is not paused"),
+    ("kill", "paused", None), ("isolate", "dead", None)])
+def test_why_not_is_a_table_of_process_states(verb, process, reason):
+    from widgets.failure_panel import why_not
+    assert why_not(verb, node(2, process=process), "broker 2") == reason
