@@ -38,8 +38,11 @@ column holds only observations (`BrokerProbe`, `probe`):
 * its registration as the active controller reports it: fenced once its
   heartbeats have stopped for ``broker.session.timeout.ms``;
 * what a request sent to its port gets: an answer, a time-out (a frozen
-  process, or a network that drops the packets: the connection may even
-  open, nothing answers), or "connection refused" (nothing listens).
+  process: the connection may even open, nothing answers), or "connection
+  refused" (nothing listens).  A broker cut off from the other nodes by a
+  network partition still answers clients (the sandbox cuts node-to-node
+  traffic only): what shows is its fencing, once its heartbeats stop
+  reaching the controller.
 
 `observed_state` folds these into one word or two: ``dead`` (no process),
 ``not responding`` (requests time out), ``fenced`` (the controller fenced
@@ -125,8 +128,8 @@ def probe(node: NodeSnapshot) -> BrokerProbe:
     listed = node.process in ("running", "paused")
     if not listed:
         request = "connection refused"
-    elif node.process == "paused" or node.isolated:
-        request = "timed out"
+    elif node.process == "paused":
+        request = "timed out"   # the sandbox's isolation cuts nodes from nodes, not from clients
     else:
         request = "answered"
     registration = node.registration or ("unregistered" if node.is_broker else "-")

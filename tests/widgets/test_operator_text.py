@@ -99,7 +99,8 @@ def test_the_state_column_says_what_an_operator_observes_never_the_cause():
     from widgets.operator_text import probe_text
     snapshot = _faulty()
     states = [row.state for row in build_operator_summary(snapshot).brokers]
-    assert states == ["dead", "fenced, not responding", "not responding"]
+    # an isolated broker still answers clients; only its fencing, later, shows the partition
+    assert states == ["dead", "fenced, not responding", "alive"]
     for shown in (operator_text(snapshot, rates=False), operator_html(snapshot), probe_text(snapshot)):
         for cause in ("paused", "frozen", "isolated", "STOP", "kill", "crash", "links"):
             assert cause not in shown, (cause, shown)
@@ -111,7 +112,7 @@ def test_probe_text_lists_the_process_table_the_registration_and_a_request():
         "BROKER  PROCESS LISTED  REGISTRATION (CONTROLLER)  A REQUEST TO ITS PORT\n"
         "1       no              fenced                     connection refused\n"
         "2       yes             fenced                     timed out\n"
-        "3       yes             unfenced                   timed out")
+        "3       yes             unfenced                   answered")
     assert probe_text(_faulty(), controllers=True) == (
         "CONTROLLER  PROCESS LISTED  A REQUEST TO ITS PORT\n"
         "1001        yes             answered")
