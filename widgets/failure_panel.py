@@ -21,8 +21,8 @@ and tooltips, and are reachable as ``panel.buttons[("kill", 2)]`` (and
 ``panel.buttons[("heal", None)]``), so a headless test calls ``.click()``
 and a browser test finds them by their text.
 
-Buttons have state: `why_not` (a table of the process states in which each
-verb applies) disables a button that cannot act on its node now, and its
+Buttons have state: `why_not` (the fault verbs' own table of the process
+states in which each applies, `minikafka.cluster.faults.APPLIES`) disables a button that cannot act on its node now, and its
 tooltip says why ("broker 2 is dead: restart it first").  The panel reads
 ``cluster.snapshot()`` again after every cluster event (on a `RedrawWorker`
 thread, so the cluster's own thread is never held up).  A press that comes
@@ -44,6 +44,7 @@ from typing import Any, Callable
 
 import ipywidgets
 
+from minikafka.cluster.faults import APPLIES
 from widgets.event_log_view import EventLogView
 from widgets.redraw import RedrawWorker
 from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture, caption_html
@@ -64,14 +65,6 @@ _BUTTON_STYLES = {"kill": "danger", "restart": "success", "pause": "warning", "r
                   "isolate": "warning"}
 HEAL_DESCRIPTION = "Heal network"
 
-# In which process states each verb can act ("running", "paused", "dead"), and what to say otherwise.
-APPLIES = {
-    "kill": {"running", "paused"},
-    "restart": {"dead"},
-    "pause": {"running"},
-    "resume": {"paused"},
-    "isolate": {"running", "paused", "dead"},
-}
 _REFUSALS = {
     ("kill", "dead"): "{name} is already dead",
     ("restart", "running"): "{name} is running: kill it first",
@@ -85,9 +78,9 @@ _REFUSALS = {
 
 def why_not(verb: str, node: Any, name: str) -> str | None:
     """Why ``verb`` cannot act on ``node`` (a `NodeSnapshot`) now; None when it can."""
-    if verb == "isolate" and node.isolated:
-        return f"{name} is already isolated: heal the network first"
-    if node.process in APPLIES[verb]:
+    if verb == "isolate":
+        return f"{name} is already isolated: heal the network first" if node.isolated else None
+    if node.process in {state.value for state in APPLIES[verb]}:
         return None
     return _REFUSALS[(verb, node.process)].format(name=name)
 

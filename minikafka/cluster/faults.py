@@ -28,6 +28,16 @@ from minikafka.cluster.processes import NodeProcesses
 from minikafka.drivers.cluster_runtime import NodeState
 
 
+# The process states in which each fault verb can act on a node; the verbs check it, and the
+# failure panel enables its buttons by it.  (isolate and heal act on the network, in any state.)
+APPLIES: dict[str, tuple[NodeState, ...]] = {
+    "kill": (NodeState.RUNNING, NodeState.PAUSED),
+    "shutdown": (NodeState.RUNNING,),
+    "restart": (NodeState.DEAD,),
+    "pause": (NodeState.RUNNING,),
+    "resume": (NodeState.PAUSED,),
+}
+
 class FaultVerbs:
     def __init__(self, processes: NodeProcesses):
         self._processes = processes    # the driver and the nodes on it
@@ -43,7 +53,7 @@ class FaultVerbs:
 
     def kill(self, node_id: int) -> None:
         """Crash a node (like ``kill -9``): nothing is flushed, clients are refused."""
-        self._check(node_id, (NodeState.RUNNING, NodeState.PAUSED), "kill")
+        self._check(node_id, APPLIES["kill"], "kill")
         self._processes.kill_node(node_id)
 
     def shutdown(self, node_id: int, timeout_ms: int = 30_000) -> None:
@@ -52,7 +62,7 @@ class FaultVerbs:
         other in-sync replicas while it still serves), an active controller hands the
         quorum over (EndQuorumEpoch); then the node flushes, writes its clean-shutdown
         marker and exits.  ``restart`` starts it again."""
-        self._check(node_id, (NodeState.RUNNING,), "shut down")
+        self._check(node_id, APPLIES["shutdown"], "shut down")
         processes = self._processes
         finished = processes.begin_node_shutdown(node_id)
         if not processes.settle(finished, timeout_ms):
@@ -62,17 +72,17 @@ class FaultVerbs:
 
     def restart(self, node_id: int) -> None:
         """Start a dead node again on its data directory (it recovers from disk)."""
-        self._check(node_id, (NodeState.DEAD,), "restart")
+        self._check(node_id, APPLIES["restart"], "restart")
         self._processes.start_node(node_id)
         self._note("node_restarted", f"{self._processes.describe(node_id)} restarted", node_id)
 
     def pause(self, node_id: int) -> None:
         """Freeze a node's process (SIGSTOP): it neither answers nor heartbeats."""
-        self._check(node_id, (NodeState.RUNNING,), "pause")
+        self._check(node_id, APPLIES["pause"], "pause")
         self._processes.call(lambda: self._processes.driver.pause(node_id))
 
     def resume(self, node_id: int) -> None:
-        self._check(node_id, (NodeState.PAUSED,), "resume")
+        self._check(node_id, APPLIES["resume"], "resume")
         self._processes.call(lambda: self._processes.driver.resume(node_id))
 
     def isolate(self, *groups) -> None:

@@ -115,25 +115,22 @@ class EventLog:
 
     def subscribe(self, listener: Callable[[ClusterEvent], None]) -> Callable[[], None]:
         """Call ``listener(event)`` for every new event; returns an unsubscribe function."""
-        with self._lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-        return unsubscribe
+        return self._add(self._listeners, listener)
 
     def subscribe_stop(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener()`` when the cluster announces it is stopping; returns an
         unsubscribe function.  A listener is called at most once."""
+        return self._add(self._stop_listeners, listener)
+
+    def _add(self, listeners: list, listener: Callable) -> Callable[[], None]:
+        """Add ``listener`` to ``listeners``; the function that takes it out again."""
         with self._lock:
-            self._stop_listeners.append(listener)
+            listeners.append(listener)
 
         def unsubscribe() -> None:
             with self._lock:
-                if listener in self._stop_listeners:
-                    self._stop_listeners.remove(listener)
+                if listener in listeners:
+                    listeners.remove(listener)
         return unsubscribe
 
     def announce_stop(self) -> list[Exception]:
@@ -141,7 +138,8 @@ class EventLog:
         forget them.  A listener's exception neither reaches the caller (the cluster must
         stop all the same) nor keeps the others from hearing it: they are returned."""
         with self._lock:
-            listeners, self._stop_listeners = self._stop_listeners, []
+            listeners = list(self._stop_listeners)
+            self._stop_listeners.clear()
         errors = []
         for listener in listeners:
             try:
