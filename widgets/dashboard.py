@@ -1,23 +1,39 @@
-"""`Dashboard`: the live diagram above the failure buttons and the event log.
+"""`Dashboard`: the live diagram beside the failure buttons and the event log.
 
 Theory of operation
 -------------------
 A lesson about failures wants three things in one glance: the picture of
 the cluster (`TopologyView`), the buttons that break it and the log of what
 the cluster did about it (`FailurePanel`, which holds the `EventLogView`).
-`Dashboard` stacks them: the diagram on top at full width (five brokers
-with twenty partitions need it to stay legible), and below it the buttons
-beside the event log.  It closes them together.
+The class must see the button pressed, the box that changes and the log
+line that explains it on one screen, down to a 1280x720 projector at 125%
+zoom (about 1024x576 CSS pixels, of which JupyterLab's bars leave some 470
+in height).  So the `Dashboard` puts them side by side in one row at most
+that high:
 
-``operator=True`` puts the operator's view (`OperatorView`) above the
-diagram: health tiles (active controller, offline and under-replicated
+* left, the diagram, scaled to the room it has (its SVG keeps its
+  proportions and grows no taller than `widgets.theme.DIAGRAM_MAX_HEIGHT`),
+  with the legend and the text version collapsed below it;
+* right, a narrow column (the compact `FailurePanel`): the status line of
+  the last button, one row of short buttons per node ("Kill", "Restart",
+  ...), and the event log, newest first, wrapping between words.
+
+On a narrow page the column wraps under the diagram.  It closes its parts
+together.
+
+``operator=True`` adds the operator's view (`OperatorView`) under that row,
+in a collapsible section, closed at first (``operator_open=True`` opens
+it): health tiles (active controller, offline and under-replicated
 partitions, brokers alive) and per-broker disk, partition and leader counts
 (balance) and traffic, from Kafka's MBeans, redrawn on every event and every
 ``refresh_s`` seconds.  ``dashboard.operator_text()`` gives that view as
 stable text.
 
-Its still picture (`widgets.still`) is its parts' pictures, one above the
-other; when the cluster stops it freezes with them, keeping the last state.
+Every part follows JupyterLab's light or dark theme (`widgets.theme`).
+
+Its still picture (`widgets.still`) is its parts' pictures, laid out as on
+screen: the diagram beside the event log, the operator's tiles under them;
+when the cluster stops it freezes with them, keeping the last state.
 Its ``repr`` is as deterministic as its parts' (nbval compares it).
 """
 
@@ -31,26 +47,44 @@ import ipywidgets
 from widgets.failure_panel import FailurePanel
 from widgets.operator_view import OperatorView
 from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture
+from widgets.theme import style_widget
 from widgets.topology_model import DEFAULT_MAX_PARTITIONS
 from widgets.topology_view import TopologyView
 
 
+COLUMN_WIDTH = "27em"          # the buttons and the event log beside the diagram
+OPERATOR_TITLE = "Operator view: health, balance and traffic (from Kafka's MBeans)"
+
+
 class Dashboard(ipywidgets.VBox):
-    """Diagram (top), failure buttons and event log (below, side by side) for ``cluster``."""
+    """Diagram (left), failure buttons and event log (a column on the right) for ``cluster``."""
 
     def __init__(self, cluster: Any, *, topics: Iterable[str] | str | None = None,
                  show_internal: bool = False, max_partitions: int = DEFAULT_MAX_PARTITIONS,
                  offsets: bool = False, min_interval_s: float = 0.1, history: int = 20,
-                 operator: bool = False, refresh_s: float | None = 1.0):
+                 operator: bool = False, refresh_s: float | None = 1.0,
+                 operator_open: bool = False):
         self._cluster = cluster
         self.operator: OperatorView | None = None
         if operator:
             self.operator = OperatorView(cluster, refresh_s=refresh_s, min_interval_s=min_interval_s)
         self.view = TopologyView(cluster, topics=topics, show_internal=show_internal,
                                  max_partitions=max_partitions, offsets=offsets,
-                                 min_interval_s=min_interval_s)
-        self.panel = FailurePanel(cluster, history=history, log_beside=True)
-        parts = ([self.operator] if self.operator is not None else []) + [self.view, self.panel]
+                                 min_interval_s=min_interval_s, compact=True)
+        self.panel = FailurePanel(cluster, history=history, compact=True, log_height="16em")
+        self.view.layout = ipywidgets.Layout(flex="1 1 22em", min_width="0", width="auto")
+        self.panel.layout = ipywidgets.Layout(flex="0 1 " + COLUMN_WIDTH, width=COLUMN_WIDTH,
+                                              min_width="20em", margin="0 0 0 8px")
+        row = ipywidgets.HBox([self.view, self.panel], layout=ipywidgets.Layout(
+            width="100%", flex_flow="row wrap", align_items="flex-start"))
+        row.add_class("minikafka-compact")
+        parts: list[ipywidgets.Widget] = [style_widget(), row]
+        self.operator_section: ipywidgets.Accordion | None = None
+        if self.operator is not None:
+            self.operator_section = ipywidgets.Accordion(
+                children=[self.operator], titles=(OPERATOR_TITLE,),
+                selected_index=0 if operator_open else None)
+            parts.append(self.operator_section)
         super().__init__(children=parts, layout=ipywidgets.Layout(width="100%"))
         self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
                                   self.picture, lambda: repr(self))
@@ -68,9 +102,14 @@ class Dashboard(ipywidgets.VBox):
         return operator_text(self._cluster.snapshot(), rates=rates)
 
     def picture(self) -> str:
-        """The dashboard as HTML for a still picture: operator tiles, diagram, event log."""
-        parts = [self.operator.board.value] if self.operator is not None else []
-        return "".join(parts + [self.view.diagram.value, self.panel.picture()])
+        """The dashboard as HTML for a still picture: the diagram beside the event log, the
+        operator's tiles under them."""
+        row = (f'<div style="display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start">'
+               f'<div style="flex:1 1 22em;min-width:0">{self.view.diagram.value}</div>'
+               f'<div style="flex:0 1 {COLUMN_WIDTH};min-width:20em">{self.panel.picture()}</div>'
+               f"</div>")
+        operator = self.operator.board.value if self.operator is not None else ""
+        return row + operator
 
     def _ipython_display_(self) -> None:
         self.still.display()

@@ -2,9 +2,20 @@
 
 Theory of operation
 -------------------
-Each `ClusterEvent` becomes one line, ``HH:MM:SS.mmm  <text>`` (UTC time of
-the event on the node's clock, then the engine's one-sentence description,
-e.g. ``orders-1 leader 2 -> 3, epoch 1 -> 2, ISR [2,3,1] -> [3,1]``).
+Each `ClusterEvent` becomes one line, ``HH:MM:SS.mmm  <text>`` (the time of
+the event on the node's clock, in the learner's own time zone -- the
+kernel's local zone -- then the engine's one-sentence description, e.g.
+``orders-1 leader 2 -> 3, epoch 1 -> 2, ISR [2,3,1] -> [3,1]``).  `clock_note`
+says which clock and zone the times are in, for a header above the pane: a
+simulated cluster runs on the sandbox's virtual clock, which starts on a
+fixed day and moves only when the simulation runs, so its times are shown
+in UTC and the note says they are virtual.
+
+JupyterLab draws the pane's text in a ``<pre>`` that breaks lines anywhere,
+even inside a word or a number (``e|poch``); the pane carries the class
+``minikafka-event-log``, and `widgets.theme.STYLE_SHEET` (which the panel
+that holds the pane puts on the page) makes it break between words, and
+inside a word only when one token is wider than the pane.
 
 The pane is an ``ipywidgets.Output`` whose ``outputs`` trait is replaced
 with one stdout text, newest line first (so the event that just happened is
@@ -37,18 +48,41 @@ import html
 import os
 import threading
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 
 import ipywidgets
 
 from minikafka.runtime.events import ClusterEvent, EventLog
 from widgets.still import CLOSED, StillPicture
+from widgets.theme import border
 
 
-def format_event(event: ClusterEvent) -> str:
-    """``00:00:03.120  broker 2 fenced ...``: the event's UTC time of day and its text."""
+def format_event(event: ClusterEvent, tz: tzinfo | None = None) -> str:
+    """``10:00:03.120  broker 2 fenced ...``: the event's time of day and its text.
+
+    ``tz`` is the zone to show the time in; None means the kernel's local
+    time zone (the learner's clock)."""
     moment = datetime.fromtimestamp(event.time_ms // 1000, tz=timezone.utc)
+    moment = moment.astimezone(tz) if tz is not None else moment.astimezone()
     return f"{moment:%H:%M:%S}.{event.time_ms % 1000:03d}  {event.text}"
+
+
+def zone_name(moment: datetime | None = None) -> str:
+    """The local time zone as ``CET, UTC+01:00`` (or ``UTC`` alone)."""
+    moment = (moment or datetime.now(timezone.utc)).astimezone()
+    offset = moment.strftime("%z") or "+0000"
+    utc = f"UTC{offset[:3]}:{offset[3:]}"
+    name = moment.tzname() or ""
+    if utc == "UTC+00:00" and name in ("UTC", "GMT", ""):
+        return "UTC"
+    return f"{name}, {utc}" if name and name != utc else utc
+
+
+def clock_note(simulated: bool) -> str:
+    """Which clock and zone the pane's times are in (see the module docstring)."""
+    if simulated:
+        return "times: the simulated cluster's virtual clock, in UTC"
+    return f"times: {zone_name()}"
 
 
 class EventLogView(ipywidgets.Output):
@@ -56,11 +90,14 @@ class EventLogView(ipywidgets.Output):
 
     def __init__(self, events: EventLog, *, history: int = 20, max_lines: int = 500,
                  kinds: Iterable[str] | None = None, height: str = "16em",
-                 data_dir: str | os.PathLike | None = None):
+                 data_dir: str | os.PathLike | None = None, simulated: bool = False):
         if max_lines < 2:
             raise ValueError(f"max_lines must be at least 2, got {max_lines!r}")
         super().__init__(layout=ipywidgets.Layout(height=height, overflow="auto",
-                                                  border="1px solid #bdbdbd"))
+                                                  border=f"1px solid {border()}"))
+        self.add_class("minikafka-event-log")
+        self._tz = timezone.utc if simulated else None
+        self.clock_note = clock_note(simulated)       # for a header above the pane
         self._kinds = frozenset(kinds) if kinds is not None else None
         self._max_lines = max_lines
         self._data_dir = os.path.abspath(data_dir) if data_dir is not None else None
@@ -90,7 +127,7 @@ class EventLogView(ipywidgets.Output):
 
     def _append(self, event: ClusterEvent) -> None:
         """Caller holds the lock."""
-        line = format_event(event)
+        line = format_event(event, self._tz)
         if len(self.lines) >= self._max_lines:
             self.lines = self.lines[-(self._max_lines // 2):]
             self._shown = self._shown[-(self._max_lines // 2):]
@@ -113,8 +150,9 @@ class EventLogView(ipywidgets.Output):
             lines = "".join(f"+{(event.time_ms - first) / 1000:8.3f} s  "
                             f"{html.escape(self._without_data_dir(event.text))}\n"
                             for event in reversed(self._shown))
-        return (f'<pre style="max-height:16em;overflow:auto;border:1px solid #bdbdbd;'
-                f'margin:0;padding:2px 4px">{lines}</pre>')
+        return (f'<pre style="max-height:16em;overflow:auto;border:1px solid {border()};'
+                f'margin:0;padding:2px 4px;white-space:pre-wrap;word-break:normal;'
+                f'overflow-wrap:anywhere">{lines}</pre>')
 
     def _without_data_dir(self, line: str) -> str:
         return line.replace(self._data_dir, "<data dir>") if self._data_dir else line

@@ -33,6 +33,16 @@ into the kernel: the status line shows the error in one line, and
 ``log_beside=True``) an `EventLogView` shows what the cluster did in
 response.
 
+``compact=True`` (the `Dashboard`) is the same panel drawn narrow, to sit
+beside the diagram: the status line on top, one row per node with short
+verb buttons ("Kill", "Restart"...) after the node's name, then the event
+log as a column with a header saying which clock its times are in.  The
+short buttons keep their long names where code and tests look for them:
+``panel.buttons[("kill", 2)]`` as before, the tooltip starts with the long
+name ("Kill broker 2: ..."), the status line reports it ("Kill broker 2:
+done"), and each button carries the CSS classes ``minikafka-fault`` and
+``minikafka-kill-2`` (verb and node id) for a browser test.
+
 Names follow the driver: "broker 2", "controller 1001", and "node 1" for a
 combined broker+controller node.
 """
@@ -48,6 +58,7 @@ from minikafka.cluster.faults import APPLIES
 from widgets.event_log_view import EventLogView
 from widgets.redraw import RedrawWorker
 from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture, caption_html
+from widgets.theme import ERROR_COLOUR, muted, style_widget
 
 VERBS = ("kill", "restart", "pause", "resume", "isolate")
 
@@ -64,6 +75,13 @@ _TOOLTIPS = {
 _BUTTON_STYLES = {"kill": "danger", "restart": "success", "pause": "warning", "resume": "info",
                   "isolate": "warning"}
 HEAL_DESCRIPTION = "Heal network"
+SHORT_LABELS = {"kill": "Kill", "restart": "Restart", "pause": "Pause", "resume": "Resume",
+                "isolate": "Isolate"}
+
+
+def button_class(verb: str, node_id: int | None) -> str:
+    """The CSS class of a compact panel's button: ``minikafka-kill-2``, ``minikafka-heal``."""
+    return f"minikafka-{verb}" if node_id is None else f"minikafka-{verb}-{node_id}"
 
 _REFUSALS = {
     ("kill", "dead"): "{name} is already dead",
@@ -96,28 +114,38 @@ class FailurePanel(ipywidgets.VBox):
     """Fault buttons for every node of ``cluster`` plus its event log."""
 
     def __init__(self, cluster: Any, *, show_log: bool = True, log_beside: bool = False,
-                 history: int = 20, log_height: str = "16em"):
+                 history: int = 20, log_height: str = "16em", compact: bool = False):
         self._cluster = cluster
+        self.compact = compact
         brokers, controllers = set(cluster.broker_ids), set(cluster.controller_ids)
         # Brokers first (what most lessons break), then dedicated controllers.
         self.node_ids = sorted(brokers) + sorted(controllers - brokers)
         self.buttons: dict[tuple[str, int | None], ipywidgets.Button] = {}
         self.status = ipywidgets.HTML()             # result of the last button, in words
         self.last_error: str | None = None          # the last verb's error message, if it failed
+        self._long: dict[tuple[str, int | None], str] = {}   # key -> "Kill broker 2"
         rows = [self._node_row(n, node_name(n, brokers, controllers)) for n in self.node_ids]
         heal = self._button(("heal", None), HEAL_DESCRIPTION,
                             "Remove every network partition: all nodes can talk again",
                             "info", lambda: cluster.heal())
-        controls = ipywidgets.VBox([*rows, ipywidgets.HBox([heal]), self.status])
         self.event_log: EventLogView | None = None
-        children: list[ipywidgets.Widget] = [controls]
         if show_log:
             self.event_log = EventLogView(cluster.events, history=history, height=log_height,
-                                          data_dir=getattr(cluster, "data_dir", None))
-            log_box = ipywidgets.VBox([ipywidgets.HTML("<b>Cluster events</b>"), self.event_log],
-                                      layout=ipywidgets.Layout(flex="1 1 0%", min_width="20em"))
-            children = [ipywidgets.HBox([controls, log_box])] if log_beside \
-                else [controls, log_box]
+                                          data_dir=getattr(cluster, "data_dir", None),
+                                          simulated=bool(getattr(cluster, "simulated", False)))
+        if compact:
+            children = self._compact_children(rows, heal)
+        else:
+            controls = ipywidgets.VBox([*rows, ipywidgets.HBox([heal]), self.status])
+            children = [controls]
+            if self.event_log is not None:
+                log_box = ipywidgets.VBox([ipywidgets.HTML("<b>Cluster events</b>"),
+                                           self.event_log],
+                                          layout=ipywidgets.Layout(flex="1 1 0%",
+                                                                   min_width="20em"))
+                children = [ipywidgets.HBox([controls, log_box])] if log_beside \
+                    else [controls, log_box]
+            children.append(style_widget())
         super().__init__(children=children)
         self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
                                   self.picture, lambda: repr(self))
@@ -129,6 +157,29 @@ class FailurePanel(ipywidgets.VBox):
             lambda: self.freeze(CLUSTER_STOPPED))
 
     # ------------------------------------------------------------------ button states
+    def _compact_children(self, rows: list[ipywidgets.HBox],
+                          heal: ipywidgets.Button) -> list[ipywidgets.Widget]:
+        """Status line, a grid of short buttons, then the event log under its header."""
+        self.add_class("minikafka-compact")
+        grid = ipywidgets.VBox([*rows, ipywidgets.HBox([heal])],
+                               layout=ipywidgets.Layout(margin="2px 0"))
+        grid.add_class("minikafka-fault-grid")
+        children: list[ipywidgets.Widget] = [style_widget(), self.status, grid]
+        if self.event_log is not None:
+            children.append(ipywidgets.HTML(self._log_header()))
+            self.event_log.layout.width = "100%"
+            children.append(self.event_log)
+        return children
+
+    def _log_header(self) -> str:
+        note = self.event_log.clock_note if self.event_log is not None else ""
+        return (f'<b>Cluster events</b> <span style="color:{muted()};font-size:90%">'
+                f"newest first · {html.escape(note)}</span>")
+
+    def _tooltip(self, key: tuple[str, int | None], text: str) -> str:
+        """Compact buttons show one word, so their tooltip starts with the long name."""
+        return f"{self._long[key]}: {text}" if self.compact else text
+
     def _update_buttons(self) -> None:
         """Enable exactly the buttons whose verb applies to its node now (tooltips say why not)."""
         if self.still.frozen:
@@ -140,16 +191,20 @@ class FailurePanel(ipywidgets.VBox):
                 button = self.buttons[(verb, node_id)]
                 reason = why_not(verb, node, name)
                 button.disabled = reason is not None
-                button.tooltip = reason or _TOOLTIPS[verb].format(name=name)
+                button.tooltip = self._tooltip((verb, node_id),
+                                               reason or _TOOLTIPS[verb].format(name=name))
 
     def _node_row(self, node_id: int, name: str) -> ipywidgets.HBox:
-        label = ipywidgets.Label(name, layout=ipywidgets.Layout(width="9em"))
+        label = ipywidgets.Label(name, layout=ipywidgets.Layout(
+            width="7.5em" if self.compact else "9em", min_width="7.5em" if self.compact else ""))
         buttons = [
             self._button((verb, node_id), f"{verb.capitalize()} {name}",
                          _TOOLTIPS[verb].format(name=name), _BUTTON_STYLES[verb],
                          self._verb_call(verb, node_id))
             for verb in VERBS
         ]
+        if self.compact:
+            return ipywidgets.HBox([label, *buttons])
         # wrap instead of clipping: "Isolate controller 1001" rows are wide
         return ipywidgets.HBox([label, *buttons], layout=ipywidgets.Layout(flex_flow="row wrap"))
 
@@ -158,8 +213,12 @@ class FailurePanel(ipywidgets.VBox):
 
     def _button(self, key: tuple[str, int | None], description: str, tooltip: str,
                 style: str, action: Callable[[], Any]) -> ipywidgets.Button:
-        button = ipywidgets.Button(description=description, tooltip=tooltip, button_style=style,
-                                   layout=ipywidgets.Layout(width="auto"))
+        self._long[key] = description
+        shown = SHORT_LABELS.get(key[0], description) if self.compact else description
+        button = ipywidgets.Button(description=shown, tooltip=self._tooltip(key, tooltip),
+                                   button_style=style, layout=ipywidgets.Layout(width="auto"))
+        button.add_class("minikafka-fault")
+        button.add_class(button_class(*key))
         button.on_click(lambda _button: self._run(description, action))
         self.buttons[key] = button
         return button
@@ -170,7 +229,7 @@ class FailurePanel(ipywidgets.VBox):
             action()
         except Exception as exc:      # shown to the learner, never raised into the kernel
             self.last_error = f"{description} failed: {str(exc) or type(exc).__name__}"
-            self.status.value = (f'<span style="color:#b71c1c">'
+            self.status.value = (f'<span style="color:{ERROR_COLOUR}">'
                                  f"{html.escape(self.last_error)}</span>")
             return
         self.last_error = None
@@ -182,7 +241,11 @@ class FailurePanel(ipywidgets.VBox):
         in a picture, so they are left out)."""
         if self.event_log is None:
             return "<i>Failure buttons (live in a running notebook).</i>"
-        return "<b>Cluster events</b>" + self.event_log.picture()
+        header = "<b>Cluster events</b>"
+        if self.compact:
+            header += (f' <span style="color:{muted()};font-size:90%">newest first · times: '
+                       f"seconds after the oldest event shown</span>")
+        return header + self.event_log.picture()
 
     def _ipython_display_(self) -> None:
         self.still.display()

@@ -15,7 +15,18 @@ Three consumers:
   and, always, a deterministic ``text/plain`` (the text form), so nbval
   compares the text and a screen reader has it too.
 * `topology_html`: an HTML fragment (SVG scaled to the output width, plus
-  the text form in a collapsed ``<details>``) for `TopologyView`.
+  the text form in a collapsed ``<details>``) for `TopologyView`;
+  ``compact=True`` (the dashboard) leaves the legend out of the picture and
+  puts it, as an HTML table, in a second collapsed ``<details>``, so the
+  drawing keeps the height for the nodes.  The SVG goes through
+  `themed_svg`: Graphviz paints a white page and black text, which would be
+  a white block in JupyterLab's dark theme; the page becomes transparent
+  and default text takes the colour of the text around it
+  (``currentColor``), while text on a pastel fill keeps its explicit dark
+  colour (`widgets.topology` sets it).  Text is drawn a little smaller than
+  Graphviz measured it (`TEXT_SCALE`), so a browser whose sans-serif font is
+  wider than the one Graphviz measured still keeps every line inside its
+  box.
 * `svg_document`: the bare SVG for saving to a file.
 
 The SVG of one ``dot`` version is stable byte for byte, but versions lay
@@ -26,6 +37,7 @@ outputs compare the text form, not the SVG.
 from __future__ import annotations
 
 import html
+import re
 import shutil
 import sys
 import threading
@@ -34,7 +46,7 @@ from collections.abc import Iterable
 import graphviz
 
 from minikafka import ClusterSnapshot
-from widgets.topology import topology_dot
+from widgets.topology import legend_rows, topology_dot
 from widgets.topology_model import DEFAULT_MAX_PARTITIONS
 from widgets.topology_text import topology_text
 
@@ -43,6 +55,8 @@ DOT_MISSING_MESSAGE = (
     "To get the pictures, install Graphviz: sudo apt-get install graphviz (Debian/Ubuntu), "
     "conda install graphviz (conda), or brew install graphviz (macOS)."
 )
+
+TEXT_SCALE = 0.92                    # drawn size / measured size of the diagram's text
 
 _reported = threading.Event()        # set once the missing-dot message has been shown
 _report_lock = threading.Lock()      # so two threads cannot both print it
@@ -83,26 +97,53 @@ def svg_document(snapshot: ClusterSnapshot, **options) -> str:
     return dot_to_svg(topology_dot(snapshot, **options))
 
 
+_TEXT_WITHOUT_FILL = re.compile(r"<text (?![^>]*\bfill=)")
+_FONT_SIZE = re.compile(r'font-size="([\d.]+)"')
+
+
+def themed_svg(svg: str) -> str:
+    """Graphviz's SVG made to follow the page's theme (see the module docstring)."""
+    svg = svg.replace('<polygon fill="white"', '<polygon fill="transparent"')
+    # white table backgrounds (BGCOLOR="#ffffff") of shapes, never of text
+    svg = re.sub(r'<(polygon|path) fill="#ffffff"', r'<\1 fill="transparent"', svg)
+    svg = _TEXT_WITHOUT_FILL.sub('<text fill="currentColor" ', svg)
+    return _FONT_SIZE.sub(lambda m: f'font-size="{float(m.group(1)) * TEXT_SCALE:.2f}"', svg)
+
+
+def legend_html() -> str:
+    """The diagram's legend as a small HTML table (the compact dashboard's collapsed legend)."""
+    cells = []
+    for swatch, fill, colour, meaning in legend_rows():
+        cells.append(f'<tr><td style="background:{fill};color:{colour};padding:0 6px;'
+                     f'white-space:nowrap">{html.escape(swatch)}</td>'
+                     f'<td style="padding:0 8px">{html.escape(meaning)}</td></tr>')
+    return f'<table style="border-collapse:separate;border-spacing:2px">{"".join(cells)}</table>'
+
+
 def topology_html(snapshot: ClusterSnapshot, *, topics: Iterable[str] | str | None = None,
                   show_internal: bool = False, max_partitions: int = DEFAULT_MAX_PARTITIONS,
-                  offsets: bool = False) -> str:
+                  offsets: bool = False, compact: bool = False) -> str:
     """HTML for a widget: the SVG fitted to the width, with the text form below.
 
-    Without ``dot`` the text form is the picture, preceded by how to install
-    Graphviz (shown on every redraw of the widget, since it is part of it).
+    ``compact=True`` draws no legend in the picture and adds it collapsed
+    below.  Without ``dot`` the text form is the picture, preceded by how to
+    install Graphviz (shown on every redraw of the widget, since it is part
+    of it).
     """
     options = {"topics": topics, "show_internal": show_internal,
                "max_partitions": max_partitions, "offsets": offsets}
     text = html.escape(topology_text(snapshot, **options))
     try:
-        svg = dot_to_svg(topology_dot(snapshot, **options))
+        svg = dot_to_svg(topology_dot(snapshot, legend=not compact, **options))
     except GraphvizNotFound:
         return (f'<div class="minikafka-topology"><p><i>{html.escape(DOT_MISSING_MESSAGE)}</i></p>'
                 f"<pre>{text}</pre></div>")
     # Natural size, but shrunk to the output's width when wider (the viewBox
     # keeps the proportions; the style wins over the height attribute).
-    svg = svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
-    return (f'<div class="minikafka-topology">{svg}'
+    svg = themed_svg(svg).replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+    legend = (f"<details><summary>Legend</summary>{legend_html()}</details>"
+              if compact else "")
+    return (f'<div class="minikafka-topology">{svg}{legend}'
             f"<details><summary>Text version</summary><pre>{text}</pre></details></div>")
 
 

@@ -10,6 +10,13 @@ broker holds, marked ``L`` (leader), ``F`` (in-sync follower) or
 `widgets.topology_model.build_topology`, shared with the text form, so the
 two always agree.
 
+Text on a pastel fill (a box's header, the legend's swatches) is drawn in a
+fixed dark grey (`ON_PASTEL`); any other text has no colour in the DOT
+source, so that the widgets can let it follow the page's theme
+(`widgets.render.themed_svg`).  The active controller's quorum line is
+split over two rows ("active controller", then "leader · epoch 3") so no
+row is much wider than the box's replica rows.
+
 Every fact is written as text as well as colour (the state word in each box,
 the mark in each replica row), so the picture reads in grey scale and to a
 screen reader; a legend explains the colours.  Boxes are HTML-like Graphviz
@@ -46,6 +53,9 @@ STATE_STYLES = {
     "dead": ("#e0e0e0", "#616161", "rounded,dashed"),
 }
 ACTIVE_CONTROLLER_FILL = "#ffd54f"
+# Text on a pastel fill is always this dark grey (explicit, so that `widgets.render.themed_svg`
+# leaves it dark when the theme's text colour turns light); other text follows the theme.
+ON_PASTEL = "#212121"
 
 # replica kind -> (cell fill, text colour, bold)
 REPLICA_STYLES = {
@@ -158,9 +168,10 @@ def _box_label(box: NodeBox, offsets: bool) -> str:
     header = ACTIVE_CONTROLLER_FILL if box.active_controller else fill
     span = 3 if offsets else 2
     cell = f'<TD COLSPAN="{span}" BGCOLOR="{header}"'
-    rows = [f"{cell}><B>{_esc(box.title)}</B></TD>", f"{cell}>{_esc(box.status)}</TD>"]
+    rows = [f"{cell}>{_dark(_esc(box.title), bold=True)}</TD>",
+            f"{cell}>{_dark(_esc(box.status))}</TD>"]
     if box.raft:
-        rows.append(f"{cell}>{_esc(box.raft)}</TD>")
+        rows += [f"{cell}>{_dark(_esc(part))}</TD>" for part in _raft_rows(box.raft)]
     if box.details:
         rows.append(f'<TD COLSPAN="{span}"><FONT POINT-SIZE="9">{_esc(box.details)}</FONT></TD>')
     if box.is_broker:
@@ -176,6 +187,31 @@ def _box_label(box: NodeBox, offsets: bool) -> str:
     body = "".join(f"\n      <TR>{row}</TR>" for row in rows)
     return (f'<TABLE BORDER="{border_width}" CELLBORDER="0" CELLSPACING="1" CELLPADDING="3" '
             f'COLOR="{border}" BGCOLOR="#ffffff" STYLE="{style}">{body}</TABLE>')
+
+
+def _dark(text: str, bold: bool = False) -> str:
+    """``text`` in the fixed dark colour used on pastel fills."""
+    inner = f"<B>{text}</B>" if bold else text
+    return f'<FONT COLOR="{ON_PASTEL}">{inner}</FONT>'
+
+
+_ACTIVE_PREFIX = "active controller · "
+
+
+def _raft_rows(raft: str) -> list[str]:
+    """``active controller · leader · epoch 3`` as two rows; other quorum lines as one."""
+    if raft.startswith(_ACTIVE_PREFIX):
+        return ["active controller", raft[len(_ACTIVE_PREFIX):]]
+    return [raft]
+
+
+def legend_rows() -> list[tuple[str, str, str, str]]:
+    """(swatch text, fill, text colour, meaning) for every colour the picture uses."""
+    rows = [(mark, REPLICA_STYLES[kind][0], REPLICA_STYLES[kind][1], meaning)
+            for mark, kind, meaning in _REPLICA_LEGEND]
+    rows += [(word, STATE_STYLES[word][0], ON_PASTEL, meaning) for word, meaning in _STATE_LEGEND]
+    rows.append(("active", ACTIVE_CONTROLLER_FILL, ON_PASTEL, "active controller (quorum leader)"))
+    return rows
 
 
 def _replica_row(mark: ReplicaMark, offsets: bool) -> str:
@@ -203,10 +239,10 @@ def _legend_label() -> str:
             cells += '<TD COLSPAN="2"></TD>'
         word, meaning = state
         fill, border, _ = STATE_STYLES[word]
-        cells += (f'<TD BGCOLOR="{fill}" BORDER="1" COLOR="{border}">{word}</TD>'
+        cells += (f'<TD BGCOLOR="{fill}" BORDER="1" COLOR="{border}">{_dark(word)}</TD>'
                   f'<TD ALIGN="LEFT">{_esc(meaning)}</TD>')
         rows.append(f"<TR>{cells}</TR>")
-    rows.append(f'<TR><TD COLSPAN="2"></TD><TD BGCOLOR="{ACTIVE_CONTROLLER_FILL}">active</TD>'
+    rows.append(f'<TR><TD COLSPAN="2"></TD><TD BGCOLOR="{ACTIVE_CONTROLLER_FILL}">{_dark("active")}</TD>'
                 '<TD ALIGN="LEFT">active controller (quorum leader)</TD></TR>')
     return ('<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="2" CELLPADDING="2" COLOR="#9e9e9e">'
             + "".join(f"\n      {row}" for row in rows) + "</TABLE>")

@@ -23,6 +23,9 @@ The widget's ``repr`` (its ``text/plain``, which nbval compares) depends
 only on how the view was configured, never on the cluster's changing state.
 The redraw plumbing is `widgets.live_view.LiveView`'s.
 
+``compact=True`` (the `Dashboard`) moves the legend out of the picture into
+a collapsed part below it (`widgets.render.topology_html`).
+
 Simplified: the view redraws the whole diagram each time (no diffing).
 """
 
@@ -45,17 +48,18 @@ class TopologyView(LiveView):
 
     def __init__(self, cluster: Any, *, topics: Iterable[str] | str | None = None,
                  show_internal: bool = False, max_partitions: int = DEFAULT_MAX_PARTITIONS,
-                 offsets: bool = False, min_interval_s: float = 0.1):
+                 offsets: bool = False, min_interval_s: float = 0.1, compact: bool = False):
         self._topics = [topics] if isinstance(topics, str) else (
             list(topics) if topics is not None else None)
         self._options = {"topics": self._topics, "show_internal": show_internal,
                          "max_partitions": max_partitions, "offsets": offsets}
+        self._compact = compact
         self.diagram = ipywidgets.HTML(layout=ipywidgets.Layout(width="100%"))
         super().__init__(cluster, self.diagram, min_interval_s=min_interval_s,
                          name="minikafka-topology-view")
 
     def render(self, snapshot) -> str:
-        return topology_html(snapshot, **self._options)
+        return topology_html(snapshot, compact=self._compact, **self._options)
 
     def __repr__(self) -> str:
         topics = "all" if self._topics is None else self._topics

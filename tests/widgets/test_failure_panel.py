@@ -8,6 +8,7 @@ import pytest
 
 from _widget_helpers import FakeCluster, make_snapshot, node, three_brokers
 from widgets.failure_panel import HEAL_DESCRIPTION, VERBS, FailurePanel, node_name
+from widgets.theme import ERROR_COLOUR
 
 
 @pytest.fixture
@@ -63,7 +64,7 @@ def test_a_failing_verb_is_shown_not_raised(cluster):
     panel.buttons[("kill", 2)].click()
     panel.buttons[("kill", 2)].click()              # already dead: the driver refuses
     assert panel.last_error == "Kill broker 2 failed: node 2 is not running"
-    assert "node 2 is not running" in panel.status.value and "#b71c1c" in panel.status.value
+    assert "node 2 is not running" in panel.status.value and ERROR_COLOUR in panel.status.value
     panel.buttons[("restart", 2)].click()
     assert panel.last_error is None and panel.status.value == "Restart broker 2: done"
     panel.close()

@@ -85,23 +85,31 @@ def test_no_ticker_when_refresh_is_off_and_a_bad_refresh_is_refused(no_dot):
         OperatorView(FakeCluster(healthy()), refresh_s=0)
 
 
-def test_dashboard_with_the_operator_view_on_top(no_dot):
+def test_dashboard_with_the_operator_view_collapsed_under_the_diagram(no_dot):
     cluster = FakeCluster(healthy())
     dashboard = Dashboard(cluster, min_interval_s=0, operator=True, refresh_s=None)
     try:
-        assert dashboard.children == (dashboard.operator, dashboard.view, dashboard.panel)
+        row, section = dashboard.children[1:]
+        assert row.children == (dashboard.view, dashboard.panel)
+        assert section is dashboard.operator_section and section.children == (dashboard.operator,)
+        assert section.selected_index is None                     # closed until opened
         assert repr(dashboard) == "Dashboard(nodes=[1, 2, 3, 1001], operator=True)"
         assert "brokers alive: 3 of 3" in dashboard.operator_text(rates=False)
     finally:
         dashboard.close()
     assert cluster.events._listeners == []
+    opened = Dashboard(FakeCluster(healthy()), operator=True, refresh_s=None, operator_open=True)
+    try:
+        assert opened.operator_section.selected_index == 0
+    finally:
+        opened.close()
 
 
 def test_the_default_dashboard_is_unchanged(no_dot):
     dashboard = Dashboard(FakeCluster(three_brokers()))
     try:
-        assert dashboard.operator is None
-        assert dashboard.children == (dashboard.view, dashboard.panel)
+        assert dashboard.operator is None and dashboard.operator_section is None
+        assert dashboard.children[1].children == (dashboard.view, dashboard.panel)
         assert repr(dashboard) == "Dashboard(nodes=[1, 2, 3, 1001])"
     finally:
         dashboard.close()

@@ -83,7 +83,7 @@ def test_views_freeze_with_their_last_picture_when_the_cluster_stops(capsys):
     assert view.diagram.value == before and CLUSTER_STOPPED in view.status.value
     assert all(button.disabled for button in dashboard.buttons.values())
     frozen = dashboard.still.bundle()
-    assert WIDGET_VIEW not in frozen and before in frozen["text/html"]
+    assert WIDGET_VIEW not in frozen and dashboard.view.diagram.value in frozen["text/html"]
     assert "Cluster events" in frozen["text/html"]
     # asked to redraw, a frozen view says so in one line and changes nothing
     view.redraw()

@@ -26,14 +26,15 @@ digraph minikafka {
   subgraph cluster_quorum {
     label="KRaft controller quorum"; style="rounded,dashed"; color="#9e9e9e";
     node_1001 [label=<<TABLE BORDER="3" CELLBORDER="0" CELLSPACING="1" CELLPADDING="3" COLOR="#2e7d32" BGCOLOR="#ffffff" STYLE="rounded">
-      <TR><TD COLSPAN="2" BGCOLOR="#ffd54f"><B>controller 1001</B></TD></TR>
-      <TR><TD COLSPAN="2" BGCOLOR="#ffd54f">alive</TD></TR>
-      <TR><TD COLSPAN="2" BGCOLOR="#ffd54f">active controller · leader · epoch 1</TD></TR>
+      <TR><TD COLSPAN="2" BGCOLOR="#ffd54f"><FONT COLOR="#212121"><B>controller 1001</B></FONT></TD></TR>
+      <TR><TD COLSPAN="2" BGCOLOR="#ffd54f"><FONT COLOR="#212121">alive</FONT></TD></TR>
+      <TR><TD COLSPAN="2" BGCOLOR="#ffd54f"><FONT COLOR="#212121">active controller</FONT></TD></TR>
+      <TR><TD COLSPAN="2" BGCOLOR="#ffd54f"><FONT COLOR="#212121">leader · epoch 1</FONT></TD></TR>
       <TR><TD COLSPAN="2"><FONT POINT-SIZE="9">localhost:19093 · 0 B</FONT></TD></TR></TABLE>>];
   }
   node_1 [label=<<TABLE BORDER="2" CELLBORDER="0" CELLSPACING="1" CELLPADDING="3" COLOR="#2e7d32" BGCOLOR="#ffffff" STYLE="rounded">
-      <TR><TD COLSPAN="2" BGCOLOR="#c8e6c9"><B>broker 1</B></TD></TR>
-      <TR><TD COLSPAN="2" BGCOLOR="#c8e6c9">alive</TD></TR>
+      <TR><TD COLSPAN="2" BGCOLOR="#c8e6c9"><FONT COLOR="#212121"><B>broker 1</B></FONT></TD></TR>
+      <TR><TD COLSPAN="2" BGCOLOR="#c8e6c9"><FONT COLOR="#212121">alive</FONT></TD></TR>
       <TR><TD COLSPAN="2"><FONT POINT-SIZE="9">localhost:9092 · 2.0 KiB</FONT></TD></TR>
       <TR><TD ALIGN="LEFT">orders-0</TD><TD BGCOLOR="#1565c0" ALIGN="LEFT"><FONT COLOR="#ffffff"><B>L</B></FONT></TD></TR></TABLE>>];
   { rank=same; node_1001; }
@@ -68,8 +69,9 @@ def test_every_state_has_its_word_and_its_style():
     for word, style in [("dead · unfenced", "rounded,dashed"), ("fenced", "rounded"),
                         ("paused · unfenced", "rounded,dotted"),
                         ("isolated · fenced", "rounded,dashed")]:
-        assert re.search(rf'STYLE="{style}">\s*<TR><TD[^>]*><B>broker \d</B></TD></TR>\s*'
-                         rf'<TR><TD[^>]*>{word}</TD>', dot), word
+        assert re.search(rf'STYLE="{style}">\s*<TR><TD[^>]*><FONT COLOR="#212121"><B>broker \d</B>'
+                         rf'</FONT></TD></TR>\s*<TR><TD[^>]*><FONT COLOR="#212121">{word}</FONT></TD>',
+                         dot), word
 
 
 def test_replica_marks_are_text_not_only_colour():

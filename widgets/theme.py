@@ -1,0 +1,94 @@
+"""Colours and one style sheet that let every widget follow JupyterLab's light or dark theme.
+
+Theory of operation
+-------------------
+JupyterLab describes its theme in CSS custom properties on the page
+(``--jp-layout-color0`` for the background, ``--jp-ui-font-color1`` for
+text, ``--jp-border-color1`` for rules...) and says whether the theme is
+light on ``<body data-jp-theme-light="true|false">``.  The widgets' HTML
+uses those variables through `var` with a light fallback, so a fragment
+read outside JupyterLab (GitHub, nbviewer, a still picture) keeps the
+light colours, and inside JupyterLab follows the theme:
+
+* `fg`, `bg`, `border`, `muted` give ``var(--jp-..., fallback)`` strings for
+  inline styles;
+* `VERDICT_COLOURS` are the right / wrong / no-answer colours, mid-tone
+  green, red and grey that read on white and on JupyterLab's dark grey;
+  every verdict also says its word (colour is never the only cue);
+* `STYLE_SHEET` is a ``<style>`` block for what inline styles cannot
+  reach: JupyterLab's own output ``<pre>`` (which breaks lines inside
+  words, ``word-break: break-all``; the event log wants whole words), the
+  diagram's scaling inside the compact dashboard, and the small fault
+  buttons.  `style_widget()` wraps it in an invisible ``ipywidgets.HTML``
+  a composite widget puts among its children; the rules are scoped to this
+  package's class names, so they change nothing else on the page.
+
+Graphviz hard-codes white backgrounds and black text in its SVG;
+`widgets.render.themed_svg` rewrites those to ``transparent`` and
+``currentColor`` (the text colour of the page around it), so a diagram is
+no white block in the dark theme and unchanged on a light page.
+"""
+
+from __future__ import annotations
+
+import ipywidgets
+
+
+def fg(level: int = 1) -> str:
+    """Text colour of the theme (``level`` 0 strongest .. 3 faintest)."""
+    fallback = {0: "#000", 1: "rgba(0,0,0,0.87)", 2: "rgba(0,0,0,0.54)", 3: "rgba(0,0,0,0.38)"}
+    return f"var(--jp-ui-font-color{level}, {fallback[level]})"
+
+
+def bg(level: int = 0) -> str:
+    """Background colour of the theme (0 the page, 1-2 slightly raised panes)."""
+    fallback = {0: "#fff", 1: "#fff", 2: "#eee"}
+    return f"var(--jp-layout-color{level}, {fallback[level]})"
+
+
+def border(level: int = 1) -> str:
+    """Colour of rules and frames."""
+    fallback = {1: "#bdbdbd", 2: "#e0e0e0"}
+    return f"var(--jp-border-color{level}, {fallback[level]})"
+
+
+def muted() -> str:
+    """Captions and secondary text."""
+    return fg(2)
+
+
+# right / wrong / no answer: mid tones with enough contrast on white and on #111-#333
+VERDICT_COLOURS = {
+    "right": "#2e9d47",
+    "wrong": "#d93b3b",
+    "no answer": "#8a8a8a",
+}
+ERROR_COLOUR = "#d93b3b"        # a one-line refusal in a status line
+
+DIAGRAM_MAX_HEIGHT = "440px"    # the diagram in the compact dashboard (a 1280x720 screen at 125%)
+
+STYLE_SHEET = f"""<style>
+.minikafka-event-log .jp-OutputArea-output pre {{
+  word-break: normal; overflow-wrap: anywhere; white-space: pre-wrap;
+  font-size: 12px; line-height: 1.35;
+}}
+.minikafka-event-log .jp-OutputArea-output {{ padding: 0; }}
+.minikafka-event-log .jp-OutputArea-prompt {{ display: none; }}
+.minikafka-compact .minikafka-topology svg {{
+  width: auto; height: auto; max-width: 100%; max-height: {DIAGRAM_MAX_HEIGHT};
+}}
+.minikafka-compact .minikafka-topology details {{ font-size: 12px; }}
+.minikafka-fault-grid .widget-button {{
+  height: 24px; line-height: 22px; padding: 0 6px; font-size: 12px; margin: 1px;
+}}
+.minikafka-fault-grid .widget-label {{ font-size: 12px; margin: 1px 4px 1px 0; }}
+.minikafka-fault-grid .widget-hbox {{ flex-wrap: nowrap; }}
+.minikafka-drill-brief pre, .minikafka-drill-brief {{
+  white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere;
+}}
+</style>"""
+
+
+def style_widget() -> ipywidgets.HTML:
+    """An invisible widget carrying `STYLE_SHEET` (a ``<style>`` applies wherever it sits)."""
+    return ipywidgets.HTML(STYLE_SHEET, layout=ipywidgets.Layout(display="none"))
