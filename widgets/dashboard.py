@@ -52,7 +52,7 @@ from widgets.topology_model import DEFAULT_MAX_PARTITIONS
 from widgets.topology_view import TopologyView
 
 
-COLUMN_WIDTH = "27em"          # the buttons and the event log beside the diagram
+COLUMN_WIDTH = "30em"          # the buttons and the event log beside the diagram
 OPERATOR_TITLE = "Operator view: health, balance and traffic (from Kafka's MBeans)"
 
 
@@ -72,9 +72,12 @@ class Dashboard(ipywidgets.VBox):
                                  max_partitions=max_partitions, offsets=offsets,
                                  min_interval_s=min_interval_s, compact=True)
         self.panel = FailurePanel(cluster, history=history, compact=True, log_height="16em")
-        self.view.layout = ipywidgets.Layout(flex="1 1 22em", min_width="0", width="auto")
+        # the diagram takes what the column leaves, but no more than its natural width, so
+        # on a wide screen the column stays beside it
+        self.view.layout = ipywidgets.Layout(flex="1 1 22em", min_width="0", width="auto",
+                                             max_width="max-content")
         self.panel.layout = ipywidgets.Layout(flex="0 1 " + COLUMN_WIDTH, width=COLUMN_WIDTH,
-                                              min_width="20em", margin="0 0 0 8px")
+                                              min_width="22em", margin="0 0 0 8px")
         row = ipywidgets.HBox([self.view, self.panel], layout=ipywidgets.Layout(
             width="100%", flex_flow="row wrap", align_items="flex-start"))
         row.add_class("minikafka-compact")

@@ -34,8 +34,8 @@ into the kernel: the status line shows the error in one line, and
 response.
 
 ``compact=True`` (the `Dashboard`) is the same panel drawn narrow, to sit
-beside the diagram: the status line on top, one row per node with short
-verb buttons ("Kill", "Restart"...) after the node's name, then the event
+beside the diagram: the status line and *Heal network* on top, one row per
+node with short verb buttons ("Kill", "Restart"...) after the node's name, then the event
 log as a column with a header saying which clock its times are in.  The
 short buttons keep their long names where code and tests look for them:
 ``panel.buttons[("kill", 2)]`` as before, the tooltip starts with the long
@@ -161,10 +161,12 @@ class FailurePanel(ipywidgets.VBox):
                           heal: ipywidgets.Button) -> list[ipywidgets.Widget]:
         """Status line, a grid of short buttons, then the event log under its header."""
         self.add_class("minikafka-compact")
-        grid = ipywidgets.VBox([*rows, ipywidgets.HBox([heal])],
-                               layout=ipywidgets.Layout(margin="2px 0"))
+        self.status.layout = ipywidgets.Layout(flex="1 1 auto")
+        top = ipywidgets.HBox([self.status, heal], layout=ipywidgets.Layout(
+            align_items="center", justify_content="space-between"))
+        grid = ipywidgets.VBox([top, *rows], layout=ipywidgets.Layout(margin="0 0 2px 0"))
         grid.add_class("minikafka-fault-grid")
-        children: list[ipywidgets.Widget] = [style_widget(), self.status, grid]
+        children: list[ipywidgets.Widget] = [style_widget(), grid]
         if self.event_log is not None:
             children.append(ipywidgets.HTML(self._log_header()))
             self.event_log.layout.width = "100%"

@@ -65,12 +65,14 @@ VERDICT_COLOURS = {
 }
 ERROR_COLOUR = "#d93b3b"        # a one-line refusal in a status line
 
-DIAGRAM_MAX_HEIGHT = "440px"    # the diagram in the compact dashboard (a 1280x720 screen at 125%)
+# The diagram in the compact dashboard: the window's height less JupyterLab's bars and a margin
+# (416 CSS px on a 1280x720 screen at 125%), but never below 240 px.
+DIAGRAM_MAX_HEIGHT = "max(240px, calc(100vh - 160px))"
 
 STYLE_SHEET = f"""<style>
 .minikafka-event-log .jp-OutputArea-output pre {{
   word-break: normal; overflow-wrap: anywhere; white-space: pre-wrap;
-  font-size: 12px; line-height: 1.35;
+  font-size: 11.5px; line-height: 1.3;
 }}
 .minikafka-event-log .jp-OutputArea-output {{ padding: 0; }}
 .minikafka-event-log .jp-OutputArea-prompt {{ display: none; }}
@@ -78,11 +80,13 @@ STYLE_SHEET = f"""<style>
   width: auto; height: auto; max-width: 100%; max-height: {DIAGRAM_MAX_HEIGHT};
 }}
 .minikafka-compact .minikafka-topology details {{ font-size: 12px; }}
-.minikafka-fault-grid .widget-button {{
-  height: 24px; line-height: 22px; padding: 0 6px; font-size: 12px; margin: 1px;
+.minikafka-fault-grid .jupyter-widgets.widget-button {{
+  height: 22px; line-height: 22px; padding: 0 6px; font-size: 12px; margin: 1px;
 }}
-.minikafka-fault-grid .widget-label {{ font-size: 12px; margin: 1px 4px 1px 0; }}
-.minikafka-fault-grid .widget-hbox {{ flex-wrap: nowrap; }}
+.minikafka-fault-grid .jupyter-widgets.widget-label {{
+  height: 24px; line-height: 24px; font-size: 12px; margin: 0 4px 0 0;
+}}
+.minikafka-fault-grid .jupyter-widgets.widget-hbox {{ flex-wrap: nowrap; }}
 .minikafka-drill-brief pre, .minikafka-drill-brief {{
   white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere;
 }}

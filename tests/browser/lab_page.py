@@ -15,6 +15,13 @@ title, state, details, then replica name and mark pairs (``orders-0``,
 values, so the test states its expectation in the diagram's own words
 (``dead``, ``L``).
 
+The dashboard's fault buttons show one short word ("Kill") beside the
+node's name; a test finds them by their CSS classes instead
+(`fault_button_selector`: ``.minikafka-kill-2``; every fault button has
+``.minikafka-fault``), and `BOX_AND_LOG_LINE_JS` measures where the page
+draws a node's box and one line of the event log, for the test that
+checks both are on screen together.
+
 Waiting is always polling with a deadline (`poll_until`); a deadline that
 passes fails the test with what was last seen, never silently.
 
@@ -72,6 +79,49 @@ READ_DIAGRAM_JS = """(root) => {
     texts: [...g.querySelectorAll('text')].map((t) => t.textContent.trim()),
   }));
 }"""
+
+FAULT_BUTTON = ".minikafka-fault"       # every button of a dashboard's failure panel
+
+
+def fault_button_selector(verb: str, node_id: int | None = None) -> str:
+    """CSS selector of one fault button, e.g. ``.minikafka-kill-2`` (``.minikafka-heal``)."""
+    return f".minikafka-{verb}" if node_id is None else f".minikafka-{verb}-{node_id}"
+
+
+# The screen rectangles of node `node`'s box in the diagram and of the first event-log line
+# containing `text` (null when absent), plus the log pane's own visible rectangle and the
+# window size; evaluated on the output element with [node, text] -> {box, line, pane, width, height}.
+BOX_AND_LOG_LINE_JS = """(root, [node, text]) => {
+  const rect = (r) => r && {left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+  const g = [...root.querySelectorAll('.minikafka-topology svg g.node')]
+    .find((n) => (n.querySelector('title') || {}).textContent === 'node_' + node);
+  const pane = root.querySelector('.minikafka-event-log');
+  let line = null;
+  const pre = pane && pane.querySelector('pre');
+  if (pre) {
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    for (let t = walker.nextNode(); t && !line; t = walker.nextNode()) {
+      const at = t.textContent.indexOf(text);
+      if (at >= 0) {
+        const range = document.createRange();
+        range.setStart(t, at);
+        range.setEnd(t, at + text.length);
+        line = rect(range.getBoundingClientRect());
+      }
+    }
+  }
+  return {box: rect(g && g.getBoundingClientRect()), line,
+          pane: rect(pane && pane.getBoundingClientRect()),
+          width: window.innerWidth, height: window.innerHeight};
+}"""
+
+
+def inside(inner: dict | None, outer: dict) -> bool:
+    """Is rectangle ``inner`` (left/top/right/bottom) wholly within ``outer``?"""
+    return bool(inner) and (inner["left"] >= outer["left"] - 0.5 and inner["top"] >= outer["top"] - 0.5
+                            and inner["right"] <= outer["right"] + 0.5
+                            and inner["bottom"] <= outer["bottom"] + 0.5)
+
 
 _NODE_TITLE = re.compile(r"node_(\d+)")
 _BOX_TITLE = re.compile(r"(broker|node) (\d+)")       # brokers and combined nodes hold replicas

@@ -12,8 +12,9 @@ The lesson's first cell that kills a broker (the "your turn" task whose
 solution kills the leader of ``orders-1``) is where it invites the learner
 to press the dashboard's Kill button instead.  So the test runs every cell
 above that one, reads the `Dashboard`'s diagram from the page, and clicks
-"Kill broker N" for the broker the diagram marks ``L`` for the partition
-that cell names.  It waits until the SVG shows broker N ``dead`` and another
+the *Kill* button in broker N's row (``.minikafka-kill-N``; the status line
+then says "Kill broker N: done") for the broker the diagram marks ``L`` for
+the partition that cell names.  It waits until the SVG shows broker N ``dead`` and another
 broker ``L`` for that partition (the controller fenced the broker and moved
 leadership, and the widget redrew from the kernel's thread), saves the page
 as ``docs/screenshots/lesson01.png`` (the README shows it), and then runs
@@ -44,10 +45,10 @@ from pathlib import Path
 
 import pytest
 
-from lab_page import (CHROMIUM_ARGS, KERNEL_IDLE_JS, NOTEBOOK_JSON_JS, READ_DIAGRAM_JS,
-                      RUN_COMMAND_JS, RUN_STATE_JS, BrokerBox, cell_stdout, error_outputs,
-                      first_kill_cell, parse_broker_boxes, partition_leaders, poll_until,
-                      unexecuted_code_cells)
+from lab_page import (CHROMIUM_ARGS, FAULT_BUTTON, KERNEL_IDLE_JS, NOTEBOOK_JSON_JS,
+                      READ_DIAGRAM_JS, RUN_COMMAND_JS, RUN_STATE_JS, BrokerBox, cell_stdout,
+                      error_outputs, fault_button_selector, first_kill_cell, parse_broker_boxes,
+                      partition_leaders, poll_until, unexecuted_code_cells)
 from lab_server import LabServer
 from widgets.still import CLUSTER_STOPPED
 
@@ -107,7 +108,7 @@ def test_pressing_kill_on_a_leader_moves_leadership_in_the_diagram(page, lab, no
         assert victim is not None and before[victim].is_alive, \
             f"the diagram shows no alive leader of {partition}:\n{_describe(before)}"
 
-        click_and_confirm(dashboard, f"Kill broker {victim}")
+        click_and_confirm(dashboard, "kill", victim, f"Kill broker {victim}")
         after = poll_until(lambda: read_diagram(dashboard),
                            lambda boxes: _failed_over(boxes, victim, partition),
                            FAILOVER_TIMEOUT_S,
@@ -145,7 +146,7 @@ def test_after_run_all_the_dashboard_keeps_its_last_picture(page, lab, tmp_path)
         assert dashboard.get_by_text(CLUSTER_STOPPED, exact=False).first.is_visible()
         # JupyterLab replaced the live widget by its still picture: nothing left to press
         # (a front end that kept the widget would show its buttons disabled)
-        buttons = dashboard.get_by_role("button", name="Kill broker", exact=False)
+        buttons = dashboard.locator(FAULT_BUTTON)
         assert all(buttons.nth(i).is_disabled() for i in range(buttons.count()))
     except Exception as exc:
         raise AssertionError(f"{exc}\n(page at failure: {failure_screenshot(page, tmp_path)}; "
@@ -180,7 +181,7 @@ def find_dashboard(page):
     """The last output holding a cluster diagram and the kill buttons."""
     outputs = (page.locator(".jp-OutputArea-output")
                .filter(has=page.locator(".minikafka-topology svg"))
-               .filter(has=page.get_by_role("button", name="Kill broker", exact=False)))
+               .filter(has=page.locator(FAULT_BUTTON)))
     outputs.last.wait_for(state="visible", timeout=CLICK_TIMEOUT_S * 1000)
     return outputs.last
 
@@ -191,9 +192,10 @@ def read_diagram(dashboard) -> dict[int, BrokerBox]:
     return parse_broker_boxes(nodes)
 
 
-def click_and_confirm(dashboard, description: str) -> None:
-    """Click the button and wait for the panel's status line to report the verb's outcome."""
-    dashboard.get_by_role("button", name=description, exact=True).click()
+def click_and_confirm(dashboard, verb: str, node_id: int, description: str) -> None:
+    """Click the button and wait for the panel's status line to report the verb's outcome
+    (it names the button in full: "Kill broker 2: done")."""
+    dashboard.locator(fault_button_selector(verb, node_id)).click()
     status = dashboard.get_by_text(f"{description}: done", exact=True) \
         .or_(dashboard.get_by_text(f"{description} failed", exact=False))
     status.first.wait_for(state="visible", timeout=CLICK_TIMEOUT_S * 1000)
