@@ -26,6 +26,13 @@ drill's own API, so the panel and a headless script grade the same way:
   (alive, fenced, not responding, dead), where the dashboard's diagram names
   the sandbox's own fault (paused, isolated) and would give the answer away.
 
+Presentation: texts wrap between words, never inside one (JupyterLab's
+output ``<pre>`` would break "Part|itionCount"); the scene's tool output
+(``kafka-topics.sh --describe`` lines, tab-separated) stays a table, one
+row per line, scrolling sideways when the panel is narrow (`brief_html`);
+the graded report shows each verdict as its word on a coloured badge,
+right, wrong or no answer (`report_html`, `widgets.theme.verdict_badge`).
+
 ``tick_s=None`` stops the clock's thread (tests call `tick` themselves).
 The ``repr`` is deterministic, for nbval.
 """
@@ -33,6 +40,7 @@ The ``repr`` is deterministic, for nbval.
 from __future__ import annotations
 
 import html
+import re
 import threading
 from typing import Any, Callable
 
@@ -40,14 +48,79 @@ import ipywidgets
 
 from minikafka.drills.answer_types import choice_labels
 from widgets.still import CLOSED, StillPicture
+from widgets.theme import ERROR_COLOUR, verdict_badge
 
 DRILL_STOPPED = "The drill's cluster was stopped: this is the panel's last picture."
 
 NO_ANSWER = "(no answer)"
 
 
+_WRAP = "white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere"
+
+
 def _pre(text: str) -> str:
-    return f'<pre style="white-space:pre-wrap;margin:0">{html.escape(text)}</pre>'
+    """Preformatted text that wraps between words (inline style beats JupyterLab's rule)."""
+    return f'<pre style="{_WRAP};margin:0">{html.escape(text)}</pre>'
+
+
+def _table(lines: list[str]) -> str:
+    """Tab-separated lines (a tool's output) as a table; a leading tab indents the row."""
+    rows = []
+    for line in lines:
+        cells = line.split("\t")
+        indent = len(cells) - len(line.lstrip("\t").split("\t"))
+        tds = "".join(f'<td style="padding:0 0.9em 0 {"1.2em" if i == 0 and indent else "0"};'
+                      f'white-space:nowrap">{html.escape(cell)}</td>'
+                      for i, cell in enumerate(c for c in cells[indent:]))
+        rows.append(f"<tr>{tds}</tr>")
+    return ('<div style="overflow-x:auto;max-width:100%;margin:2px 0">'
+            '<table style="border-collapse:collapse;font-family:var(--jp-code-font-family,monospace);'
+            f'font-size:90%">{"".join(rows)}</table></div>')
+
+
+def brief_html(text: str) -> str:
+    """A drill's scene as HTML: prose wraps by words, runs of tab-separated lines are tables."""
+    parts: list[str] = []
+    block: list[str] = []
+    prose: list[str] = []
+
+    def flush() -> None:
+        if block:
+            parts.append(_table(block))
+            block.clear()
+        if prose:
+            parts.append(f'<div style="{_WRAP}">{html.escape(chr(10).join(prose))}</div>')
+            prose.clear()
+
+    for line in text.split("\n"):
+        if "\t" in line:
+            if prose:
+                flush()
+            block.append(line)
+        else:
+            if block:
+                flush()
+            prose.append(line)
+    flush()
+    return f'<div class="minikafka-drill-brief">{"".join(parts)}</div>'
+
+
+_REPORT_LINE = re.compile(r"\[(right|wrong|no points)\] (\S+): (.*)")
+
+
+def report_html(report: str) -> str:
+    """A drill's graded report (`Drill.report`) with each answer's verdict as a coloured word."""
+    lines = []
+    for line in report.split("\n"):
+        match = _REPORT_LINE.fullmatch(line)
+        if match is None:
+            lines.append(html.escape(line))
+            continue
+        mark, question, rest = match.groups()
+        word = "no answer" if mark == "wrong" and rest.startswith("no answer") else mark
+        lines.append(f"{verdict_badge(word)} <b>{html.escape(question)}</b>: {html.escape(rest)}")
+    return f'<div style="{_WRAP};font-family:var(--jp-code-font-family,monospace)">' \
+           + "\n".join(lines) + "</div>"
 
 
 def parse_numbers(text: str, many: bool) -> Any:
@@ -81,7 +154,7 @@ class DrillPanel(ipywidgets.HBox):
         rows = [self._question_row(q) for q in drill.questions]
         head = ipywidgets.HTML(f"<b>{html.escape(drill.title)}</b> · {drill.kind} · after lesson "
                                f"{drill.info.lesson} · seed {html.escape(repr(drill.seed))}")
-        brief = ipywidgets.HTML(_pre(drill.scenario.scene()))
+        brief = ipywidgets.HTML(brief_html(drill.scenario.scene()))
         task = [ipywidgets.HTML(_pre("Fix: " + drill.scenario.task()))] if drill.kind == "fix" else []
         # what a still picture of the panel shows, top to bottom (no controls: nothing to press)
         self._pictured = [head, brief, *task, *(row.children[0] for row in rows), self.status,
@@ -164,7 +237,8 @@ class DrillPanel(ipywidgets.HBox):
             action()
         except self._refused as refusal:
             self.last_error = str(refusal)
-            self.status.value = f'<span style="color:#b71c1c">{html.escape(self.last_error)}</span>'
+            self.status.value = (f'<span style="color:{ERROR_COLOUR}">'
+                                 f"{html.escape(self.last_error)}</span>")
         else:
             self.last_error = None
             self.status.value = ""
@@ -183,7 +257,7 @@ class DrillPanel(ipywidgets.HBox):
 
     def _grade(self) -> None:
         self.drill.grade()
-        self.verdict.value = _pre(self.drill.report())
+        self.verdict.value = report_html(self.drill.report())
 
     # ------------------------------------------------------------------ state on screen
     def _refresh(self) -> None:

@@ -23,7 +23,11 @@ this class is its face:
   cluster*, freezes the answer, shows the verdict in the widget, appends a
   line to the learner's progress file (`minikafka.course.progress`) and
   returns the `Verdict` (``.correct``, ``.answered``...), which a cell
-  displays (HTML and plain text, so it survives a static rendering).
+  displays (HTML and plain text, so it survives a static rendering).  The
+  HTML is this package's (`verdict_html`, via `ShownVerdict`): the verdict
+  as its word on a coloured badge, right (green), wrong (red) or no answer
+  (grey), so it reads without colour too, and text in the theme's colour
+  (`widgets.theme`), so it reads in JupyterLab's dark theme.
 
 The ``repr`` is deterministic, for nbval.
 """
@@ -31,6 +35,7 @@ The ``repr`` is deterministic, for nbval.
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass, fields
 from typing import Any
 
 import ipywidgets
@@ -41,8 +46,41 @@ from minikafka.course.progress import ProgressLog, current_lesson
 from widgets.display import show_in_kernel
 from widgets.drill_panel import parse_numbers
 from widgets.still import StillPicture
+from widgets.theme import ERROR_COLOUR, VERDICT_COLOURS, border, muted, verdict_badge
 
 _PICK = "(pick one)"
+_OK_COLOUR = VERDICT_COLOURS["right"]
+
+
+def verdict_word(verdict: Verdict) -> str:
+    """right, wrong or no answer."""
+    if not verdict.answered:
+        return "no answer"
+    return "right" if verdict.correct else "wrong"
+
+
+def verdict_html(verdict: Verdict) -> str:
+    """The verdict as HTML: the question, the verdict's word on its colour, the headline, why."""
+    word = verdict_word(verdict)
+    why = (f"<div style='margin-top:4px'><b>Why:</b> {html.escape(verdict.why)}</div>"
+           if verdict.why else "")
+    return (f"<div class='minikafka-verdict' style='border-left:4px solid {VERDICT_COLOURS[word]};"
+            f"padding:4px 10px;margin:4px 0'>"
+            f"<div><i>{html.escape(verdict.question)}</i></div>"
+            f"<div style='margin-top:2px'>{verdict_badge(word)} "
+            f"<b>{html.escape(verdict.headline())}</b></div>{why}</div>")
+
+
+@dataclass(frozen=True, slots=True, repr=False, eq=False)
+class ShownVerdict(Verdict):
+    """A `Verdict` that displays with `verdict_html` (same fields, same text)."""
+
+    @classmethod
+    def of(cls, verdict: Verdict) -> "ShownVerdict":
+        return cls(**{f.name: getattr(verdict, f.name) for f in fields(verdict)})
+
+    def html(self) -> str:
+        return verdict_html(self)
 
 
 class Prediction:
@@ -58,12 +96,12 @@ class Prediction:
                                                layout=ipywidgets.Layout(width="auto"))
         self.commit_button.on_click(lambda _button: self._commit_from_widget())
         self._head = (f"<b>Predict:</b> {html.escape(question)} "
-                      f"<span style='color:#555'>({html.escape(self.kind.describe())})</span>")
+                      f"<span style='color:{muted()}'>({html.escape(self.kind.describe())})</span>")
         head = ipywidgets.HTML(self._head)
         self.widget = ipywidgets.VBox(
             [head, ipywidgets.HBox([self._control, self.commit_button],
                                    layout=ipywidgets.Layout(flex_flow="row wrap")), self.status],
-            layout=ipywidgets.Layout(border="1px solid #bbb", padding="4px 8px", margin="4px 0",
+            layout=ipywidgets.Layout(border=f"1px solid {border()}", padding="4px 8px", margin="4px 0",
                                      max_width="60em"))
         self.still = StillPicture(lambda: self.widget._repr_mimebundle_() or {},
                                   self._picture, lambda: repr(self))
@@ -103,7 +141,7 @@ class Prediction:
             return str(refusal)                 # the widget keeps showing the verdict
         except AnswerRefused as refusal:
             message = str(refusal)
-            self._set_status(message, "#b71c1c")
+            self._set_status(message, ERROR_COLOUR)
             return message
         if stored is PLACEHOLDER:
             if self._state.answered:
@@ -114,14 +152,14 @@ class Prediction:
                            f"widget above.")
             return message
         message = f"Committed: {shown(stored)}. You can change it until the reveal."
-        self._set_status(message, "#1b5e20")
+        self._set_status(message, _OK_COLOUR)
         self._sync_control(stored)
         return message
 
     def _commit_from_widget(self) -> None:
         value = self._read()
         if value is PLACEHOLDER:
-            self._set_status(f"Pick {self.kind.describe()} first.", "#b71c1c")
+            self._set_status(f"Pick {self.kind.describe()} first.", ERROR_COLOUR)
             return
         self._commit(value)
 
@@ -129,7 +167,7 @@ class Prediction:
     def reveal(self, actual: Any, why: str = "") -> Verdict:
         """Grade the committed answer against ``actual``, the cluster's value; return the verdict."""
         first = self._state.verdict is None
-        verdict = self._state.reveal(actual, why)
+        verdict = ShownVerdict.of(self._state.reveal(actual, why))
         if first:
             for control in [self.commit_button, self._control, *getattr(self._control, "children", ())]:
                 control.disabled = True
@@ -177,7 +215,7 @@ class Prediction:
         return f"Prediction({self.question!r}, kind={self.kind.kind!r}): answer with {self.kind.describe()}"
 
     def _picture(self) -> str:
-        return (f"<div style='border:1px solid #bbb;padding:4px 8px;max-width:60em'>{self._head}"
+        return (f"<div style='border:1px solid {border()};padding:4px 8px;max-width:60em'>{self._head}"
                 f"<br><i>(answer box and Commit button)</i> {self.status.value}</div>")
 
     def _ipython_display_(self) -> None:

@@ -58,13 +58,13 @@ CLOSED = "This view was closed: this is its last picture."
 def still_html(picture: str, caption: str) -> str:
     """The still picture ``picture`` (HTML) with its ``caption``, in one marked block."""
     return (f'<div class="{STILL_CLASS}">{picture}'
-            f'<p style="color:#555;font-size:90%;margin:2px 0"><i>{html.escape(caption)}</i></p>'
+            f'<p style="color:var(--jp-ui-font-color2, #555);font-size:90%;margin:2px 0"><i>{html.escape(caption)}</i></p>'
             f"</div>{PICTURE_END}")
 
 
 def caption_html(caption: str) -> str:
     """The caption as a live widget shows it under its last picture."""
-    return f'<span style="color:#555"><i>{html.escape(caption)}</i></span>'
+    return f'<span style="color:var(--jp-ui-font-color2, #555)"><i>{html.escape(caption)}</i></span>'
 
 
 class StillPicture:

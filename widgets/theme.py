@@ -12,9 +12,10 @@ light colours, and inside JupyterLab follows the theme:
 
 * `fg`, `bg`, `border`, `muted` give ``var(--jp-..., fallback)`` strings for
   inline styles;
-* `VERDICT_COLOURS` are the right / wrong / no-answer colours, mid-tone
-  green, red and grey that read on white and on JupyterLab's dark grey;
-  every verdict also says its word (colour is never the only cue);
+* `VERDICT_COLOURS` are the right / wrong / no-answer colours, and
+  `verdict_badge` draws the verdict as its word in white on that colour
+  (a filled badge reads the same on a white and on a dark page; the word
+  is always there, so colour is never the only cue);
 * `STYLE_SHEET` is a ``<style>`` block for what inline styles cannot
   reach: JupyterLab's own output ``<pre>`` (which breaks lines inside
   words, ``word-break: break-all``; the event log wants whole words), the
@@ -57,12 +58,14 @@ def muted() -> str:
     return fg(2)
 
 
-# right / wrong / no answer: mid tones with enough contrast on white and on #111-#333
+# right / wrong / no answer: white text on these has a contrast of at least 4.5:1
 VERDICT_COLOURS = {
-    "right": "#2e9d47",
-    "wrong": "#d93b3b",
-    "no answer": "#8a8a8a",
+    "right": "#2e7d32",
+    "wrong": "#c62828",
+    "no answer": "#6b6b6b",
+    "no points": "#6b6b6b",     # a drill's answer that counts only along with a repair
 }
+_VERDICT_MARKS = {"right": "✔", "wrong": "✘", "no answer": "–", "no points": "–"}
 ERROR_COLOUR = "#d93b3b"        # a one-line refusal in a status line
 
 # The diagram in the compact dashboard: the window's height less JupyterLab's bars and a margin
@@ -91,6 +94,14 @@ STYLE_SHEET = f"""<style>
   white-space: pre-wrap; word-break: normal; overflow-wrap: anywhere;
 }}
 </style>"""
+
+
+def verdict_badge(word: str) -> str:
+    """``word`` (right, wrong or no answer) as a small filled badge with its mark."""
+    colour = VERDICT_COLOURS[word]
+    return (f'<span class="minikafka-verdict-{word.replace(" ", "-")}" style="background:{colour};'
+            f'color:#fff;border-radius:3px;padding:0 6px;font-weight:bold;white-space:nowrap">'
+            f"{_VERDICT_MARKS[word]} {word}</span>")
 
 
 def style_widget() -> ipywidgets.HTML:

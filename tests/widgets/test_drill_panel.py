@@ -9,6 +9,7 @@ import pytest
 from minikafka import drills
 from widgets import render
 from widgets.drill_panel import NO_ANSWER, DrillPanel, parse_numbers
+from widgets.theme import ERROR_COLOUR
 
 
 class Clock:
@@ -78,7 +79,7 @@ def test_a_refused_answer_is_one_line_in_the_panel_never_an_exception():
             panel.controls["readable"].value = "many"
             assert panel.last_error == ("Question 'readable' expects a whole number, but the answer "
                                         "is a text (str): 'many'")
-            assert "color:#b71c1c" in panel.status.value
+            assert f"color:{ERROR_COLOUR}" in panel.status.value
             panel.controls["readable"].value = "7"
             assert panel.last_error is None and drill.answers["readable"] == 7
             panel.controls["readable"].value = ""                       # blank withdraws

@@ -3,22 +3,69 @@
 from __future__ import annotations
 
 import threading
+import time
+from datetime import datetime, timezone
 
 import pytest
 
 from _widget_helpers import NOW
 from minikafka.runtime.events import ClusterEvent, EventLog
-from widgets.event_log_view import EventLogView, format_event
+from widgets.event_log_view import EventLogView, clock_note, format_event, zone_name
 
 
 def event(text: str, kind: str = "partition_changed", at: int = NOW) -> ClusterEvent:
     return ClusterEvent(at, kind, 2, text)
 
 
-def test_format_event_shows_utc_time_of_day_with_millis():
+def set_zone(monkeypatch, zone: str) -> None:
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+
+
+@pytest.fixture(autouse=True)
+def utc_kernel(monkeypatch):
+    """The kernel's local zone is UTC unless a test says otherwise (restored afterwards)."""
+    set_zone(monkeypatch, "UTC")
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_format_event_shows_the_time_of_day_with_millis_in_a_given_zone():
     line = format_event(event("orders-1 leader 2 -> 3, epoch 1 -> 2, ISR [2,3,1] -> [3,1]",
-                              at=NOW + 3_723_045))
+                              at=NOW + 3_723_045), timezone.utc)
     assert line == "01:02:03.045  orders-1 leader 2 -> 3, epoch 1 -> 2, ISR [2,3,1] -> [3,1]"
+
+
+def test_times_are_in_the_learners_local_zone_and_the_header_names_it(monkeypatch):
+    set_zone(monkeypatch, "Europe/Paris")            # NOW is 1 January: CET, UTC+01:00
+    assert format_event(event("broker 2 fenced", at=NOW + 45)) == "01:00:00.045  broker 2 fenced"
+    winter = datetime.fromtimestamp(NOW / 1000, tz=timezone.utc)
+    assert zone_name(winter) == "CET, UTC+01:00"
+    assert zone_name(winter.replace(month=7)) == "CEST, UTC+02:00"
+    set_zone(monkeypatch, "Asia/Kolkata")
+    assert zone_name(winter) == "IST, UTC+05:30"
+    set_zone(monkeypatch, "UTC")
+    assert zone_name(winter) == "UTC" and clock_note(False) == "times: UTC"
+
+
+def test_a_simulated_cluster_shows_its_virtual_clock_in_utc_and_says_so(monkeypatch):
+    set_zone(monkeypatch, "Europe/Paris")
+    log = EventLog()
+    pane = EventLogView(log, simulated=True)
+    log.append(event("broker 2 fenced", at=NOW + 45))
+    assert pane.lines == ["00:00:00.045  broker 2 fenced"]
+    assert pane.clock_note == "times: the simulated cluster's virtual clock, in UTC"
+    assert EventLogView(EventLog()).clock_note == "times: CET, UTC+01:00"
+
+
+def test_the_pane_breaks_lines_between_words():
+    from widgets.theme import STYLE_SHEET
+    pane = EventLogView(EventLog())
+    assert "minikafka-event-log" in pane._dom_classes
+    rule = STYLE_SHEET.split(".minikafka-event-log .jp-OutputArea-output pre {")[1].split("}")[0]
+    assert "word-break: normal" in rule and "overflow-wrap: anywhere" in rule
+    assert "word-break:normal" in pane.picture()
 
 
 def test_history_then_new_events_newest_on_top():
