@@ -11,7 +11,13 @@ view takes until the picture on screen includes each event
 * the parts: snapshot -> DOT, DOT -> SVG with ``dot``;
 * the same path on a real (simulated) ``minikafka.Cluster``: a kill or
   restart button click until the picture shows it (cluster.snapshot()
-  included).
+  included);
+* issue 24's size: the compact `Dashboard` (diagram beside the fault
+  column and the event log) of a simulated cluster of 6 brokers, 3
+  controllers and a 50-partition topic (RF 3), every partition drawn
+  (``max_partitions=50``): a kill or restart click until the diagram shows
+  it and the buttons' states are re-read; and a single event on a fake
+  cluster of that size (diagram only).
 
 No asserts; the budget the widgets aim for is 200 ms.
 
@@ -102,6 +108,34 @@ def real_cluster_ms() -> list[float]:
     return samples
 
 
+def dashboard_6x50_ms() -> list[float]:
+    """Kill/restart clicks on the compact Dashboard of 6 brokers and 50 partitions."""
+    from minikafka.cluster import Cluster
+    from widgets.dashboard import Dashboard
+
+    cluster = Cluster(brokers=6, controllers=3, seed=1, simulated=True)
+    cluster.start()
+    cluster.create_topic("orders", partitions=50, replication_factor=3)
+    dashboard = Dashboard(cluster, max_partitions=50, min_interval_s=INTERVAL_S)
+    samples = []
+    try:
+        for run in range(RUNS // 2):
+            broker = run % 6 + 1
+            for verb in ("kill", "restart"):
+                time.sleep(INTERVAL_S)
+                start = time.perf_counter()
+                dashboard.buttons[(verb, broker)].click()
+                dashboard.view.wait_drawn(cluster.events.last_seq, 10)
+                dashboard.panel._worker.wait_idle(10)      # the buttons' states re-read too
+                samples.append((time.perf_counter() - start) * 1000)
+                cluster.run_for(12_000)
+                dashboard.view.wait_idle(10)
+    finally:
+        dashboard.close()
+        cluster.stop(graceful=False)
+    return samples
+
+
 def main() -> None:
     cluster = FakeCluster(big_cluster(brokers=5, partitions=20))
     view = TopologyView(cluster, min_interval_s=INTERVAL_S)
@@ -121,6 +155,18 @@ def main() -> None:
     real = real_cluster_ms()
     print(f"simulated minikafka.Cluster, button click -> redrawn: median "
           f"{statistics.median(real):6.1f} ms, max {max(real):6.1f} ms ({len(real)} clicks)")
+    big = FakeCluster(big_cluster(brokers=6, partitions=50))
+    view = TopologyView(big, min_interval_s=INTERVAL_S, max_partitions=50, compact=True)
+    try:
+        single = single_event_ms(view, big)
+    finally:
+        view.close()
+    print(f"6 brokers, 50 partitions (all drawn), fake cluster, event -> redrawn: median "
+          f"{statistics.median(single):6.1f} ms, max {max(single):6.1f} ms ({len(single)} runs)")
+    clicks = dashboard_6x50_ms()
+    print(f"6 brokers, 50 partitions, compact Dashboard on a simulated Cluster, click -> "
+          f"redrawn and buttons re-read: median {statistics.median(clicks):6.1f} ms, "
+          f"max {max(clicks):6.1f} ms ({len(clicks)} clicks)")
 
 
 if __name__ == "__main__":
