@@ -108,7 +108,7 @@ class Dashboard(ipywidgets.VBox):
         """The dashboard as HTML for a still picture: the diagram beside the event log, the
         operator's tiles under them."""
         row = (f'<div style="display:flex;flex-wrap:wrap;gap:8px;align-items:flex-start">'
-               f'<div style="flex:1 1 22em;min-width:0">{self.view.diagram.value}</div>'
+               f'<div style="flex:1 1 22em;min-width:0;max-width:max-content">{self.view.diagram.value}</div>'
                f'<div style="flex:0 1 {COLUMN_WIDTH};min-width:20em">{self.panel.picture()}</div>'
                f"</div>")
         operator = self.operator.board.value if self.operator is not None else ""

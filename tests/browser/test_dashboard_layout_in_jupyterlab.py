@@ -20,7 +20,10 @@ pixel per CSS pixel, as a full-HD screen at 100% shows it), and
 each picture is saved to ``docs/screenshots/`` as
 ``dashboard-<size>-<theme>.png`` (written atomically).  In the dark theme
 the diagram's background must not be white: the test reads the computed
-fill of the SVG's page rectangle.
+fill of the SVG's page rectangle.  Last, the cluster is stopped (code sent
+to the kernel, no cell): the dashboard freezes and its output becomes the
+still picture a saved notebook keeps, which must read in the dark theme
+too (transparent page, light text; ``dashboard-still-1920x1080-dark.png``).
 
 Every wait polls with a deadline; JupyterLab, its kernel and the browser
 are stopped whatever happens.
@@ -118,6 +121,18 @@ def test_box_and_fencing_line_on_one_projector_screen_in_both_themes(page, lab, 
             set_theme(page, theme)
             assert_on_screen(measure(dashboard, victim, fenced), victim, fenced, theme)
             save(page, f"dashboard-1920x1080-{theme_word(theme)}.png", scale="css")
+        # the still picture the saved notebook keeps, in the dark theme
+        set_theme(page, DARK)
+        execute_in_kernel(page, "cluster.stop()")
+        still = (page.locator(".jp-OutputArea-output")
+                 .filter(has=page.locator(".minikafka-still .minikafka-topology svg")))
+        still.last.wait_for(state="visible", timeout=CLICK_TIMEOUT_S * 1000)
+        assert still.last.locator(FAULT_BUTTON).count() == 0
+        assert diagram_background(still.last) in ("rgba(0, 0, 0, 0)", "transparent", "none")
+        assert text_colour(still.last) != "rgb(0, 0, 0)"
+        scroll_to_top_of(still.last)
+        settle(page)
+        save(page, "dashboard-still-1920x1080-dark.png", scale="css")
     except Exception as exc:
         path = tmp_path / "failure.png"
         try:
@@ -180,6 +195,23 @@ def set_theme(page, theme: str) -> None:
     page.wait_for_function(f"() => document.body.dataset.jpThemeLight === '{light}'",
                            timeout=CLICK_TIMEOUT_S * 1000)
     settle(page)
+
+
+def execute_in_kernel(page, code: str) -> None:
+    """Run ``code`` in the notebook's kernel (no cell) and wait until it is done."""
+    page.evaluate("""([path, code]) => {
+      const panel = [...window.jupyterapp.shell.widgets('main')]
+        .find(w => w.context && w.context.path === path);
+      return panel.sessionContext.session.kernel.requestExecute({code}).done.then(() => true);
+    }""", [LESSON, code])
+    page.wait_for_function(KERNEL_IDLE_JS, arg=LESSON, timeout=RUN_TIMEOUT_S * 1000)
+
+
+def text_colour(root) -> str:
+    """The computed fill of the diagram's first replica name (plain text of the picture)."""
+    return root.evaluate("(r) => { const t = [...r.querySelectorAll('.minikafka-topology svg text')]"
+                         ".find(t => /^orders-\\d+$/.test(t.textContent.trim()));"
+                         " return t ? getComputedStyle(t).fill : 'missing'; }")
 
 
 def theme_word(theme: str) -> str:
