@@ -40,6 +40,7 @@ import ipywidgets
 
 from widgets.redraw import RedrawWorker
 from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture, caption_html
+from widgets.theme import ERROR_COLOUR
 
 
 class LiveView(ipywidgets.VBox):
@@ -102,7 +103,7 @@ class LiveView(ipywidgets.VBox):
 
     def _show_error(self, exc: Exception) -> None:
         self.last_error = f"{type(exc).__name__}: {exc}"
-        self.status.value = (f'<span style="color:#b71c1c">The {self.what} could not be redrawn '
+        self.status.value = (f'<span style="color:{ERROR_COLOUR}">The {self.what} could not be redrawn '
                              f"({self.last_error}); it shows an older state.</span>")
 
     def redraw(self) -> None:

@@ -58,7 +58,7 @@ def _bar(value: int | None, largest: int, label: str | None = None) -> str:
     width = 0 if largest <= 0 else round(100 * value / largest)
     text = html.escape(label if label is not None else str(value))
     return (f'<div style="display:flex;align-items:center;gap:0.3em">'
-            f'<div style="width:5em;height:0.7em;background:#e0e0e0;border-radius:3px">'
+            f'<div style="width:5em;height:0.7em;background:var(--jp-border-color2, #e0e0e0);border-radius:3px">'
             f'<div style="width:{width}%;height:100%;background:#1565c0;border-radius:3px"></div></div>'
             f'<span>{text}</span></div>')
 

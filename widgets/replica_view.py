@@ -111,7 +111,8 @@ def replica_table_html(snapshot: ClusterSnapshot, topic: str, partition: int = 0
     for row in rows:
         colour = "#e8f5e9" if row[2] == "yes" else "#ffebee"
         cells = "".join(f"<td style='padding:2px 10px'>{html.escape(v)}</td>" for v in row)
-        body.append(f"<tr style='background:{colour}'>{cells}</tr>")
+        # pastel rows keep dark text in a dark theme too
+        body.append(f"<tr style='background:{colour};color:#212121'>{cells}</tr>")
     return (f"<div style='font-family:monospace'><b>{html.escape(heading)}</b>"
             f"<table style='border-collapse:collapse'><tr>{head}</tr>{''.join(body)}</table></div>")
 

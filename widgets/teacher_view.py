@@ -25,6 +25,7 @@ from typing import Any
 import ipywidgets
 
 from widgets.still import StillPicture
+from widgets.theme import ERROR_COLOUR
 
 _DRILL_COLUMNS = [("drill", "Drill"), ("attempts", "Attempts"), ("learners", "Learners"),
                   ("correct", "Correct"), ("mean_score_pct", "Mean score %"),
@@ -110,7 +111,7 @@ class TeacherView(ipywidgets.VBox):
         try:
             written = self.export()
         except Exception as error:          # shown in the view, never raised into the kernel
-            self.status.value = f'<span style="color:#b71c1c">{html.escape(str(error))}</span>'
+            self.status.value = f'<span style="color:{ERROR_COLOUR}">{html.escape(str(error))}</span>'
             return
         self.status.value = "wrote " + ", ".join(html.escape(str(p)) for p in written)
 

@@ -42,7 +42,7 @@ def test_an_export_that_fails_is_shown_not_raised(tmp_path):
     view = TeacherView(tmp_path, export_dir=blocker)
     try:
         view.buttons["export"].click()
-        assert "color:#b71c1c" in view.status.value
+        assert "color:#d93b3b" in view.status.value
     finally:
         view.close()
 
