@@ -17,8 +17,10 @@ Widgets (ipywidgets; safe to update from the cluster's thread):
 * `TopologyView(cluster)`: the diagram, redrawn on every cluster event;
 * `FailurePanel(cluster)`: fault buttons per node plus the event log;
 * `EventLogView(cluster.events)`: the event log alone;
-* `Dashboard(cluster)`: the diagram above the buttons and the event log
-  (``operator=True`` adds the operator's view on top);
+* `Dashboard(cluster)`: the diagram beside a narrow column with the
+  buttons and the event log, sized for one projector screen
+  (``operator=True`` adds the operator's view, collapsed, under them);
+  every widget follows JupyterLab's light or dark theme (`widgets.theme`);
 * `OperatorView(cluster)`: the operator's view alone: health tiles (active
   controller, offline and under-replicated partitions, brokers alive) and
   per-broker disk, partition/leader balance and traffic from Kafka's MBeans;

@@ -29,7 +29,8 @@ drill's own API, so the panel and a headless script grade the same way:
 Presentation: texts wrap between words, never inside one (JupyterLab's
 output ``<pre>`` would break "Part|itionCount"); the scene's tool output
 (``kafka-topics.sh --describe`` lines, tab-separated) stays a table, one
-row per line, scrolling sideways when the panel is narrow (`brief_html`);
+row per partition line, scrolling sideways when the panel is narrow, and
+the topic line's cells wrap as whole cells (`brief_html`);
 the graded report shows each verdict as its word on a coloured badge,
 right, wrong or no answer (`report_html`, `widgets.theme.verdict_badge`).
 
@@ -63,19 +64,36 @@ def _pre(text: str) -> str:
     return f'<pre style="{_WRAP};margin:0">{html.escape(text)}</pre>'
 
 
+_CODE_FONT = "font-family:var(--jp-code-font-family,monospace);font-size:90%"
+
+
 def _table(lines: list[str]) -> str:
-    """Tab-separated lines (a tool's output) as a table; a leading tab indents the row."""
-    rows = []
+    """Tab-separated lines (a tool's output) as HTML: a line that starts with a tab is a row of
+    a table (``kafka-topics.sh --describe``'s partition lines); a line that does not (its topic
+    line) lists its cells, which wrap as whole cells."""
+    parts: list[str] = []
+    rows: list[str] = []
+
+    def close_table() -> None:
+        if rows:
+            parts.append('<div style="overflow-x:auto;max-width:100%;margin:2px 0">'
+                         f'<table style="border-collapse:collapse;{_CODE_FONT}">'
+                         f'{"".join(rows)}</table></div>')
+            rows.clear()
+
     for line in lines:
-        cells = line.split("\t")
-        indent = len(cells) - len(line.lstrip("\t").split("\t"))
-        tds = "".join(f'<td style="padding:0 0.9em 0 {"1.2em" if i == 0 and indent else "0"};'
-                      f'white-space:nowrap">{html.escape(cell)}</td>'
-                      for i, cell in enumerate(c for c in cells[indent:]))
-        rows.append(f"<tr>{tds}</tr>")
-    return ('<div style="overflow-x:auto;max-width:100%;margin:2px 0">'
-            '<table style="border-collapse:collapse;font-family:var(--jp-code-font-family,monospace);'
-            f'font-size:90%">{"".join(rows)}</table></div>')
+        cells = [html.escape(cell) for cell in line.split("\t") if cell.strip()]
+        if line.startswith("\t"):
+            rows.append("<tr>" + "".join(f'<td style="padding:0 0.9em 0 {"1.2em" if i == 0 else "0"};'
+                                         f'white-space:nowrap">{cell}</td>'
+                                         for i, cell in enumerate(cells)) + "</tr>")
+            continue
+        close_table()
+        parts.append(f'<div style="{_CODE_FONT};display:flex;flex-wrap:wrap;column-gap:0.9em">'
+                     + "".join(f'<span style="white-space:nowrap">{cell}</span>' for cell in cells)
+                     + "</div>")
+    close_table()
+    return "".join(parts)
 
 
 def brief_html(text: str) -> str:
