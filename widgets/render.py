@@ -18,7 +18,10 @@ Three consumers:
   the text form in a collapsed ``<details>``) for `TopologyView`;
   ``compact=True`` (the dashboard) leaves the legend out of the picture and
   puts it, as an HTML table, in a second collapsed ``<details>``, so the
-  drawing keeps the height for the nodes.  The SVG goes through
+  drawing keeps the height for the nodes; with 4 to 6 brokers it also
+  tries them all in one row and keeps whichever layout needs less
+  shrinking to fit the dashboard's room on a 1280x720 screen at 125%
+  (`COMPACT_ROOM`).  The SVG goes through
   `themed_svg`: Graphviz paints a white page and black text, which would be
   a white block in JupyterLab's dark theme; the page becomes transparent
   and default text takes the colour of the text around it
@@ -46,7 +49,7 @@ from collections.abc import Iterable
 import graphviz
 
 from minikafka import ClusterSnapshot
-from widgets.topology import legend_rows, topology_dot
+from widgets.topology import DEFAULT_BROKERS_PER_ROW, legend_rows, topology_dot
 from widgets.topology_model import DEFAULT_MAX_PARTITIONS
 from widgets.topology_text import topology_text
 
@@ -57,6 +60,9 @@ DOT_MISSING_MESSAGE = (
 )
 
 TEXT_SCALE = 0.92                    # drawn size / measured size of the diagram's text
+# The room the compact dashboard's diagram has on a 1280x720 screen at 125% (CSS pixels).
+COMPACT_ROOM = (560, 416)
+_SVG_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"')
 
 _reported = threading.Event()        # set once the missing-dot message has been shown
 _report_lock = threading.Lock()      # so two threads cannot both print it
@@ -110,6 +116,28 @@ def themed_svg(svg: str) -> str:
     return _FONT_SIZE.sub(lambda m: f'font-size="{float(m.group(1)) * TEXT_SCALE:.2f}"', svg)
 
 
+def _fit(svg: str) -> float:
+    """How much the picture must shrink to fit `COMPACT_ROOM` (1.0: it fits as drawn)."""
+    size = _SVG_SIZE.search(svg)
+    if size is None:
+        return 1.0
+    width, height = (float(v) * 4 / 3 for v in size.groups())     # pt -> CSS px
+    return min(1.0, COMPACT_ROOM[0] / width, COMPACT_ROOM[1] / height)
+
+
+def _compact_svg(snapshot: ClusterSnapshot, options: dict) -> str:
+    """The legend-less SVG, with the brokers in rows of 3 or all in one row (4 to 6 brokers),
+    whichever needs less shrinking to fit the compact dashboard."""
+    brokers = sum(1 for node in snapshot.nodes if node.is_broker)
+    best: tuple[float, str] | None = None
+    for per_row in [DEFAULT_BROKERS_PER_ROW] + ([brokers] if 3 < brokers <= 6 else []):
+        svg = dot_to_svg(topology_dot(snapshot, legend=False, brokers_per_row=per_row,
+                                      **options))
+        if best is None or _fit(svg) > best[0] + 0.02:
+            best = (_fit(svg), svg)
+    return best[1]
+
+
 def legend_html() -> str:
     """The diagram's legend as a small HTML table (the compact dashboard's collapsed legend)."""
     cells = []
@@ -134,7 +162,8 @@ def topology_html(snapshot: ClusterSnapshot, *, topics: Iterable[str] | str | No
                "max_partitions": max_partitions, "offsets": offsets}
     text = html.escape(topology_text(snapshot, **options))
     try:
-        svg = dot_to_svg(topology_dot(snapshot, legend=not compact, **options))
+        svg = (_compact_svg(snapshot, options) if compact
+               else dot_to_svg(topology_dot(snapshot, **options)))
     except GraphvizNotFound:
         return (f'<div class="minikafka-topology"><p><i>{html.escape(DOT_MISSING_MESSAGE)}</i></p>'
                 f"<pre>{text}</pre></div>")

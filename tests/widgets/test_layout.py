@@ -138,3 +138,18 @@ def test_a_prediction_verdict_says_its_word_in_colour(answer, actual, word):
     assert page == verdict_html(verdict) and verdict_badge(word) in page
     assert VERDICT_COLOURS[word] in page and verdict.headline() in page.replace("&#x27;", "'")
     assert repr(verdict) == verdict.text()            # the text nbval compares is unchanged
+
+
+@pytest.mark.graphviz
+def test_compact_diagram_puts_four_brokers_in_one_row_when_that_shrinks_it_less():
+    from _widget_helpers import big_cluster
+    from widgets.render import _fit, dot_to_svg
+    from widgets.topology import topology_dot
+    snapshot = big_cluster(brokers=4, partitions=8)
+    page = topology_html(snapshot, compact=True)
+    svg = page[page.index("<svg"):page.index("</svg>") + 6]
+    rows_of_3 = dot_to_svg(topology_dot(snapshot, legend=False))
+    one_row = dot_to_svg(topology_dot(snapshot, legend=False, brokers_per_row=4))
+    assert _fit(one_row) > _fit(rows_of_3)
+    assert re.search(r'<svg style="[^"]*" width="([\d.]+)pt"', svg).group(1) == \
+        re.search(r'<svg width="([\d.]+)pt"', one_row).group(1)
