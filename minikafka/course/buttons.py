@@ -8,9 +8,10 @@ now").  A learner may have pressed any button in between, so such a cell
 cannot assume the cluster is as the lesson left it.  `undo_button_presses`
 is the one line those cells run first: it looks at the cluster's snapshot,
 heals any network partition or cut link, resumes paused nodes and restarts
-dead ones (the facade's ordinary verbs), and when it changed something it
-waits until every broker is registered and unfenced and every partition
-has its full ISR again, so the cell that follows starts from a whole,
+dead ones (the facade's ordinary verbs), and then waits until every
+broker is registered and unfenced and every partition has its full ISR
+again (also when nothing was left to undo: a Kill followed by a Restart
+leaves a broker still catching up), so the cell that follows starts from a whole,
 settled cluster.  It prints one line either way, so the learner sees what
 was undone, or that nothing was.
 
@@ -26,12 +27,12 @@ from typing import Any, Iterable
 SETTLE_MS = 30_000
 
 
-def _settled(cluster: Any) -> bool:
+def _settled(cluster: Any, keep: set[int]) -> bool:
+    """Every running broker registered and unfenced; every replica in its ISR except on ``keep``."""
     if not cluster.is_ready():
         return False
     snapshot = cluster.snapshot()
-    return not any(p.under_replicated or p.leader is None or p.leader < 0
-                   for t in snapshot.topics for p in t.partitions)
+    return all(set(p.replicas) - keep <= set(p.isr) for t in snapshot.topics for p in t.partitions)
 
 
 def undo_button_presses(cluster: Any, keep_dead: Iterable[int] = (),
@@ -53,9 +54,10 @@ def undo_button_presses(cluster: Any, keep_dead: Iterable[int] = (),
         elif node.process == "dead" and node.node_id not in keep:
             cluster.restart(node.node_id)
             undone.append(f"restarted {name}")
+    # also after a press that undid itself (Kill, then Restart): the broker may be catching up
+    settled = cluster.wait_until(lambda: _settled(cluster, keep), timeout_ms)
+    tail = "" if settled else f" (some replicas were still out of sync after {timeout_ms // 1000} s)"
     if not undone:
-        print("No button press to undo: every node is running and the network is whole.")
-        return
-    settled = cluster.wait_until(lambda: _settled(cluster), timeout_ms)
-    tail = "" if settled else f" (not settled after {timeout_ms // 1000} s)"
-    print(f"Undid earlier button presses: {', '.join(undone)}{tail}.")
+        print(f"No button press to undo: every node is running and the network is whole{tail}.")
+    else:
+        print(f"Undid earlier button presses: {', '.join(undone)}{tail}.")
