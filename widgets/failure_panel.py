@@ -193,6 +193,10 @@ class FailurePanel(ipywidgets.VBox):
 
     def _run(self, description: str, action: Callable[[], Any]) -> None:
         """Call the verb; show its error in the panel instead of raising it."""
+        if self.still.frozen:           # a press from code after the freeze: one line, no verb
+            self.last_error = f"{description} not done: this panel is frozen. {self.still.caption}"
+            self.status.value = html.escape(self.last_error)
+            return
         try:
             closed = self._closed_by_gate()
             if closed is not None:
