@@ -19,10 +19,19 @@ stable text.
 Its still picture (`widgets.still`) is its parts' pictures, one above the
 other; when the cluster stops it freezes with them, keeping the last state.
 Its ``repr`` is as deterministic as its parts' (nbval compares it).
+
+One live dashboard per cluster: clicking a widget moves JupyterLab's active
+cell to the widget's cell, so the next Shift+Enter runs ``Dashboard(cluster)``
+again.  A new dashboard therefore freezes the older live one of the same
+cluster (its still picture stays, captioned `REPLACED`, and it stops
+listening to the cluster's events).  A module-level table maps ``id(cluster)``
+to a weak reference to the newest dashboard (a dashboard nobody holds can
+still go away; the cluster itself is compared too, since ids are reused).
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -33,6 +42,20 @@ from widgets.operator_view import OperatorView
 from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture
 from widgets.topology_model import DEFAULT_MAX_PARTITIONS
 from widgets.topology_view import TopologyView
+
+REPLACED = "A newer dashboard of this cluster replaced this one: this is its last picture."
+
+_NEWEST: dict[int, weakref.ref] = {}     # id(cluster) -> the newest dashboard of that cluster
+
+
+def _replace_older(dashboard: "Dashboard") -> None:
+    """Make ``dashboard`` the cluster's newest; freeze the one it replaces, if still live."""
+    cluster = dashboard._cluster
+    held = _NEWEST.get(id(cluster))
+    older = held() if held is not None else None
+    _NEWEST[id(cluster)] = weakref.ref(dashboard)
+    if older is not None and older is not dashboard and older._cluster is cluster:
+        older.freeze(REPLACED)
 
 
 class Dashboard(ipywidgets.VBox):
@@ -56,6 +79,7 @@ class Dashboard(ipywidgets.VBox):
                                   self.picture, lambda: repr(self))
         self._unsubscribe_stop = cluster.events.subscribe_stop(
             lambda: self.freeze(CLUSTER_STOPPED))
+        _replace_older(self)
 
     @property
     def buttons(self) -> dict:

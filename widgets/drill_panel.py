@@ -26,6 +26,16 @@ drill's own API, so the panel and a headless script grade the same way:
   (alive, fenced, not responding, dead), where the dashboard's diagram names
   the sandbox's own fault (paused, isolated) and would give the answer away.
 
+The drill's run owns the cluster until it has played: before **Lock and
+run** (or **Run the drill**) the dashboard's fault buttons are closed (its
+panel's gate, `FailurePanel.set_gate`), disabled with a tooltip, and a press
+that comes anyway is refused with one line in its status area, so a Kill
+pressed too early cannot spoil the scenario.  If the run fails anyway, the
+drill stops its cluster; the panel waits for the run to end, shows the
+failure in one line under the story, and freezes with a caption saying the
+drill is over and how to start it again.  Any other error of a control is
+one line in the status area too, never a traceback.
+
 ``tick_s=None`` stops the clock's thread (tests call `tick` themselves).
 The ``repr`` is deterministic, for nbval.
 """
@@ -42,6 +52,8 @@ from minikafka.drills.answer_types import choice_labels
 from widgets.still import CLOSED, StillPicture
 
 DRILL_STOPPED = "The drill's cluster was stopped: this is the panel's last picture."
+RUN_FAILED = ("The drill failed while running and stopped its cluster: this is the panel's last "
+              "picture. Start the drill again (drills.start) to play it.")
 
 NO_ANSWER = "(no answer)"
 
@@ -103,12 +115,17 @@ class DrillPanel(ipywidgets.HBox):
                 self.dashboard = Dashboard(drill.cluster)
             self.dashboard.layout.flex = "2 1 36em"
             children.append(self.dashboard)
+            panel = getattr(self.dashboard, "panel", None)      # the fault buttons, if any
+            if panel is not None:
+                panel.set_gate(self._fault_gate)
         super().__init__(children=children, layout=ipywidgets.Layout(flex_flow="row wrap",
                                                                      width="100%"))
         self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
                                   self.picture, lambda: repr(self))
-        self._unsubscribe_stop = (drill.cluster.events.subscribe_stop(
-            lambda: self.freeze(DRILL_STOPPED)) if drill.cluster is not None else None)
+        self._running = False               # a run is under way (on the kernel's thread)
+        self._stopped_while_running = False
+        self._unsubscribe_stop = (drill.cluster.events.subscribe_stop(self._cluster_stopped)
+                                  if drill.cluster is not None else None)
         self._stop = threading.Event()
         self._thread = None
         self._refresh()
@@ -160,19 +177,52 @@ class DrillPanel(ipywidgets.HBox):
     # ------------------------------------------------------------------ actions
     def _act(self, description: str, action: Callable[[], Any]) -> None:
         """Call the drill; a refusal is shown in one line, never raised into the kernel."""
+        if self.still.frozen:
+            self.last_error = "This panel's drill is over: its controls no longer act"
+            return
         try:
             action()
-        except self._refused as refusal:
-            self.last_error = str(refusal)
+        except Exception as error:              # one line, never a traceback in a cell
+            text = str(error) if isinstance(error, self._refused) else \
+                f"{description} failed: {type(error).__name__}: {error}"
+            self.last_error = text.splitlines()[0] if text else type(error).__name__
             self.status.value = f'<span style="color:#b71c1c">{html.escape(self.last_error)}</span>'
         else:
             self.last_error = None
             self.status.value = ""
+        if self._stopped_while_running:
+            self.freeze(RUN_FAILED)
+            return
         self._refresh()
 
+    def _fault_gate(self) -> str | None:
+        """Why the dashboard's fault buttons are closed now (before the run), or None."""
+        if self.drill.state == "ready":
+            return (f"Press {self.buttons['run'].description} first: the drill's fault must play on "
+                    f"the cluster as the scene left it")
+        return None
+
+    def _cluster_stopped(self) -> None:
+        if self._running:           # the run failed and its drill stopped the cluster:
+            self._stopped_while_running = True      # freeze once the run has said so
+        else:
+            self.freeze(DRILL_STOPPED)
+
     def _run(self) -> None:
+        self.buttons["run"].disabled = True
         self.story.value = "<i>running...</i>"
-        self.story.value = _pre(self.drill.run())
+        self._running = True
+        try:
+            story = self.drill.run()
+        except Exception as error:
+            self.story.value = "<b>The run failed</b>: the drill is over (the reason is below)."
+            raise
+        finally:
+            self._running = False
+        self.story.value = _pre(story)
+        panel = getattr(self.dashboard, "panel", None)
+        if panel is not None:
+            panel.refresh()         # the gate has opened: the fault buttons follow the cluster
 
     def _check(self) -> None:
         self.verdict.value = _pre(self.drill.check())

@@ -33,6 +33,12 @@ into the kernel: the status line shows the error in one line, and
 ``log_beside=True``) an `EventLogView` shows what the cluster did in
 response.
 
+A host widget may close every button for a while with a *gate*
+(`set_gate`): a function returning one line saying why no button may act
+now (a drill before its run), or None.  A gated panel disables its buttons
+with that line as their tooltip, and a press that comes anyway shows the
+line in the status area and calls nothing.
+
 Names follow the driver: "broker 2", "controller 1001", and "node 1" for a
 combined broker+controller node.
 """
@@ -64,6 +70,7 @@ _TOOLTIPS = {
 _BUTTON_STYLES = {"kill": "danger", "restart": "success", "pause": "warning", "resume": "info",
                   "isolate": "warning"}
 HEAL_DESCRIPTION = "Heal network"
+_HEAL_TOOLTIP = "Remove every network partition: all nodes can talk again"
 
 _REFUSALS = {
     ("kill", "dead"): "{name} is already dead",
@@ -104,9 +111,9 @@ class FailurePanel(ipywidgets.VBox):
         self.buttons: dict[tuple[str, int | None], ipywidgets.Button] = {}
         self.status = ipywidgets.HTML()             # result of the last button, in words
         self.last_error: str | None = None          # the last verb's error message, if it failed
+        self._gate: Callable[[], str | None] | None = None   # see set_gate
         rows = [self._node_row(n, node_name(n, brokers, controllers)) for n in self.node_ids]
-        heal = self._button(("heal", None), HEAL_DESCRIPTION,
-                            "Remove every network partition: all nodes can talk again",
+        heal = self._button(("heal", None), HEAL_DESCRIPTION, _HEAL_TOOLTIP,
                             "info", lambda: cluster.heal())
         controls = ipywidgets.VBox([*rows, ipywidgets.HBox([heal]), self.status])
         self.event_log: EventLogView | None = None
@@ -129,10 +136,30 @@ class FailurePanel(ipywidgets.VBox):
             lambda: self.freeze(CLUSTER_STOPPED))
 
     # ------------------------------------------------------------------ button states
+    def set_gate(self, gate: Callable[[], str | None] | None) -> None:
+        """Close every button while ``gate()`` returns a reason (one line); None opens them
+        again.  Call `refresh` when the gate's answer may have changed without a cluster event."""
+        self._gate = gate
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the buttons' states (on the panel's worker thread)."""
+        self._worker.request()
+
+    def _closed_by_gate(self) -> str | None:
+        return self._gate() if self._gate is not None else None
+
     def _update_buttons(self) -> None:
         """Enable exactly the buttons whose verb applies to its node now (tooltips say why not)."""
         if self.still.frozen:
             return
+        closed = self._closed_by_gate()
+        if closed is not None:
+            for button in self.buttons.values():
+                button.disabled, button.tooltip = True, closed
+            return
+        heal = self.buttons[("heal", None)]
+        heal.disabled, heal.tooltip = False, _HEAL_TOOLTIP
         snapshot = self._cluster.snapshot()
         for node_id, name in self._names.items():
             node = snapshot.node(node_id)
@@ -166,7 +193,14 @@ class FailurePanel(ipywidgets.VBox):
 
     def _run(self, description: str, action: Callable[[], Any]) -> None:
         """Call the verb; show its error in the panel instead of raising it."""
+        if self.still.frozen:           # a press from code after the freeze: one line, no verb
+            self.last_error = f"{description} not done: this panel is frozen. {self.still.caption}"
+            self.status.value = html.escape(self.last_error)
+            return
         try:
+            closed = self._closed_by_gate()
+            if closed is not None:
+                raise RuntimeError(closed)
             action()
         except Exception as exc:      # shown to the learner, never raised into the kernel
             self.last_error = f"{description} failed: {str(exc) or type(exc).__name__}"

@@ -15,6 +15,10 @@ title, state, details, then replica name and mark pairs (``orders-0``,
 values, so the test states its expectation in the diagram's own words
 (``dead``, ``L``).
 
+The dashboard's fault buttons are found by their accessible names, built in
+one place (`fault_button_label`, `fault_button`, `fault_done_text`): when the
+dashboard's labels change, only those change.
+
 Waiting is always polling with a deadline (`poll_until`); a deadline that
 passes fails the test with what was last seen, never silently.
 
@@ -119,6 +123,27 @@ def partition_leaders(boxes: dict[int, BrokerBox]) -> dict[str, int]:
     """Replica name -> the broker whose box marks it ``L``."""
     return {name: box.node_id for box in boxes.values()
             for name, mark in box.marks.items() if mark == "L"}
+
+
+def fault_button_label(verb: str, node: str) -> str:
+    """The accessible name of the button that applies ``verb`` ("kill", "restart") to
+    ``node`` ("broker 2"): "Kill broker 2"."""
+    return f"{verb.capitalize()} {node}"
+
+
+def fault_done_text(verb: str, node: str) -> str:
+    """What the panel's status line says once that button's verb has acted."""
+    return f"{fault_button_label(verb, node)}: done"
+
+
+def fault_button(container: Any, verb: str, node: str) -> Any:
+    """The Playwright locator of that button inside ``container`` (a page or an output)."""
+    return container.get_by_role("button", name=fault_button_label(verb, node), exact=True)
+
+
+def any_fault_button(container: Any, verb: str) -> Any:
+    """Every button of ``verb`` (any node) inside ``container``: how a dashboard is recognised."""
+    return container.get_by_role("button", name=fault_button_label(verb, ""), exact=False)
 
 
 def error_outputs(notebook: dict[str, Any]) -> list[str]:
