@@ -247,3 +247,105 @@ def test_a_live_cluster_gets_no_clock():
 def test_bad_speed_is_refused(cluster):
     with pytest.raises(ValueError, match="speed must be one of"):
         SimClock(cluster, speed="3x", tick_s=None)
+
+
+# ---------------------------------------------------------------------- the widgets that show it
+@pytest.fixture
+def no_dot(monkeypatch, tmp_path):
+    from widgets import render
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(render, "_reported", threading.Event())
+
+
+def test_a_dashboard_of_a_simulated_cluster_has_one_clock_on_top(cluster, no_dot):
+    from widgets.dashboard import Dashboard
+    from widgets.failure_panel import FailurePanel
+    from widgets.operator_view import OperatorView
+
+    dashboard = Dashboard(cluster, operator=True, refresh_s=None)
+    try:
+        assert isinstance(dashboard.sim_clock, SimClock)
+        assert dashboard.children[0] is dashboard.sim_clock
+        assert dashboard.panel.sim_clock is None and dashboard.operator.sim_clock is None
+        assert repr(dashboard) == "Dashboard(nodes=[1, 2, 3, 1001], operator=True)"
+    finally:
+        dashboard.close()
+    assert dashboard.sim_clock.frozen                 # closed with the dashboard
+    panel, view = FailurePanel(cluster), OperatorView(cluster, refresh_s=None)
+    try:
+        assert panel.children[0] is panel.sim_clock and view.children[0] is view.sim_clock
+    finally:
+        panel.close()
+        view.close()
+    assert panel.sim_clock.frozen and view.sim_clock.frozen
+
+
+def test_a_dashboard_shown_in_a_front_end_plays_a_kill_out(cluster, no_dot):
+    from widgets.dashboard import Dashboard
+
+    wall = FakeWall()
+    dashboard = Dashboard(cluster, min_interval_s=0)
+    clock = dashboard.sim_clock
+    clock.freeze()                                    # replace its thread by a hand-driven clock
+    clock = dashboard.sim_clock = shown(SimClock(cluster, tick_s=None, wall=wall, run_on=None))
+    try:
+        victim = cluster.leader("orders", 1)
+        dashboard.buttons[("kill", victim)].click()
+        beat(clock, wall, 3)
+        assert dashboard.view.wait_idle(10)
+        dashboard.view.redraw()
+        assert dashboard.view.wait_drawn(cluster.events.last_seq, 10)
+        assert f"broker {victim}: dead · fenced" in dashboard.view.diagram.value
+        assert cluster.leader("orders", 1) not in (None, victim)
+    finally:
+        clock.close()
+        dashboard.close()
+
+
+def test_a_live_cluster_shows_no_clock(no_dot):
+    from _widget_helpers import FakeCluster, three_brokers
+    from widgets.dashboard import Dashboard
+
+    dashboard = Dashboard(FakeCluster(three_brokers()), min_interval_s=0)
+    try:
+        assert dashboard.sim_clock is None and dashboard.panel.sim_clock is None
+    finally:
+        dashboard.close()
+
+
+def test_a_drill_waits_for_its_run_and_grades_as_without_the_clock(no_dot):
+    from minikafka import drills
+    from widgets.drill_panel import WAITING_FOR_RUN, DrillPanel
+
+    def start():
+        return drills.start("leader-crash", seed=4, record=False, learner="clock")
+
+    with start() as plain:
+        plain.run()
+        expected, story = dict(plain.scenario.expected), plain.story
+    wall = FakeWall()
+    with start() as drill:
+        panel = DrillPanel(drill, tick_s=None)
+        try:
+            assert panel.dashboard.sim_clock is None          # one clock: the panel's
+            assert panel.sim_clock in panel.children[0].children
+            panel.sim_clock.freeze()
+            clock = panel.sim_clock = shown(SimClock(drill.cluster, tick_s=None, wall=wall,
+                                                     run_on=None, gate=panel._time_may_run))
+            before = drill.cluster.now()
+            beat(clock, wall, 2)
+            assert drill.cluster.now() == before              # not before the run
+            assert WAITING_FOR_RUN in clock.label.value
+            panel.buttons["run"].click()
+            assert drill.state == "ran"
+            assert drill.scenario.expected == expected and drill.story == story
+            after_run = drill.cluster.now()
+            beat(clock, wall, 1)
+            assert drill.cluster.now() - after_run == 950     # now it runs
+            for question_id, value in expected.items():
+                drill.answers[question_id] = value
+            panel.buttons["grade"].click()
+            assert drill.result["score"] == drill.result["max"]
+        finally:
+            panel.close()
+    assert clock.frozen
