@@ -10,8 +10,10 @@ shows ("virtual time t=... s") must grow: the front end counted the view
 event loop.  Then the test presses the dashboard's *Kill* button on the
 broker that leads ``orders-0`` and, again without running any code, waits
 until the diagram shows that broker dead and fenced and another broker
-leading ``orders-0``: the kill plays out as on a live cluster.  A last cell
-prints the view count the kernel holds.
+leading ``orders-0``: the kill plays out as on a live cluster.  A cell
+prints the view count the kernel holds (at least 1).  Then the dashboard's
+output is cleared, as a learner's *Clear Output* does: the count must drop
+to 0 and virtual time must stand still between two cells run seconds apart.
 
 Without the clock the diagram would stay at "dead · unfenced" with the dead
 broker still leading, which is what this test guards against.
@@ -20,6 +22,7 @@ broker still leading, which is what this test guards against.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,6 +54,11 @@ CELLS = [
     "dashboard = Dashboard(cluster, topics=['orders'])\n"
     "dashboard",
     "print('views', dashboard.sim_clock._view_count)",
+    "import time\n"
+    "before = cluster.now()\n"
+    "print('views', dashboard.sim_clock._view_count)",
+    "time.sleep(0)\n"
+    "print('moved', cluster.now() - before)",
 ]
 
 
@@ -133,3 +141,14 @@ def test_the_clock_runs_while_shown_and_a_kill_plays_out(page):
     printed = "".join("".join(o.get("text", "")) for o in notebook["cells"][2]["outputs"])
     views = re.search(r"views (\d+)", printed)
     assert views and int(views.group(1)) >= 1, printed
+
+    page.evaluate(RUN_COMMAND_JS, [NOTEBOOK, 1, "notebook:clear-cell-output"])
+    poll_until(lambda: dashboard.count(), lambda n: n == 0 or not dashboard.first.inner_text(),
+               PLAY_TIMEOUT_S, "the dashboard's output to be cleared")
+    notebook = run_cells(page, 3, "notebook:run-cell")
+    printed = "".join("".join(o.get("text", "")) for o in notebook["cells"][3]["outputs"])
+    assert "views 0" in printed, printed
+    time.sleep(3)                       # wall time in which a running clock would move
+    notebook = run_cells(page, 4, "notebook:run-cell")
+    printed = "".join("".join(o.get("text", "")) for o in notebook["cells"][4]["outputs"])
+    assert "moved 0" in printed, printed
