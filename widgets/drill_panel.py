@@ -37,7 +37,8 @@ press the button); the run itself plays in virtual time on the kernel's
 thread, where the clock cannot step in, so it grades exactly as without the
 clock.  From then on time runs (pause it with ⏸ to study a moment).
 
-``tick_s=None`` stops the clock's thread (tests call `tick` themselves).
+``tick_s=None`` stops the clock's thread and the `SimClock`'s (tests call
+`tick` themselves).
 The ``repr`` is deterministic, for nbval.
 """
 
@@ -94,7 +95,9 @@ class DrillPanel(ipywidgets.HBox):
         self.buttons = self._make_buttons()
         rows = [self._question_row(q) for q in drill.questions]
         # simulated drills: virtual time runs while shown, once the drill has run (sim_clock.py)
-        self.sim_clock = sim_clock_for(drill.cluster, gate=self._time_may_run)
+        # (tick_s=None: no thread for it either; a test drives it with its tick())
+        self.sim_clock = sim_clock_for(drill.cluster, gate=self._time_may_run,
+                                       **({} if tick_s is not None else {"tick_s": None}))
         head = ipywidgets.HTML(f"<b>{html.escape(drill.title)}</b> · {drill.kind} · after lesson "
                                f"{drill.info.lesson} · seed {html.escape(repr(drill.seed))}")
         brief = ipywidgets.HTML(_pre(drill.scenario.scene()))
