@@ -15,6 +15,10 @@ prints the view count the kernel holds (at least 1).  Then the dashboard's
 output is cleared, as a learner's *Clear Output* does: the count must drop
 to 0 and virtual time must stand still between two cells run seconds apart.
 
+A second notebook shows a drill's `DrillPanel`: before *Lock and run* its
+clock row says it waits for the run and virtual time stands still for
+seconds of wall time; after the run it keeps running by itself.
+
 Without the clock the diagram would stay at "dead · unfenced" with the dead
 broker still leading, which is what this test guards against.
 """
@@ -62,12 +66,26 @@ CELLS = [
 ]
 
 
+DRILL_CELLS = [
+    "from minikafka import drills\n"
+    "from widgets import DrillPanel\n"
+    "drill = drills.start('leader-crash', seed=3, record=False, learner='browser')\n"
+    "panel = DrillPanel(drill)\n"
+    "panel",
+]
+
+
 @pytest.fixture
-def page(chromium_executable: str, tmp_path: Path) -> Iterator:
+def cells(request) -> list[str]:
+    return getattr(request, "param", CELLS)
+
+
+@pytest.fixture
+def page(chromium_executable: str, tmp_path: Path, cells: list[str]) -> Iterator:
     root = tmp_path / "notebooks"
     root.mkdir()
     notebook = nbformat.v4.new_notebook()
-    notebook.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in cells]
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                        "language": "python"}
     nbformat.write(notebook, root / NOTEBOOK)
@@ -152,3 +170,20 @@ def test_the_clock_runs_while_shown_and_a_kill_plays_out(page):
     notebook = run_cells(page, 4, "notebook:run-cell")
     printed = "".join("".join(o.get("text", "")) for o in notebook["cells"][4]["outputs"])
     assert "moved 0" in printed, printed
+
+
+@pytest.mark.parametrize("cells", [DRILL_CELLS], indirect=True)
+def test_a_drills_clock_waits_for_the_run_then_runs(page):
+    run_cells(page, 0, "notebook:run-cell")
+    panel = page.locator(".jp-Notebook .jp-Cell").nth(0).locator(".jp-Cell-outputArea")
+    poll_until(lambda: panel.inner_text(), lambda text: "time starts when the drill runs" in text,
+               PLAY_TIMEOUT_S, "the drill's clock to say it waits for the run")
+    waiting = virtual_seconds(panel)
+    time.sleep(2)                       # wall time in which a running clock would move
+    assert virtual_seconds(panel) == waiting
+    panel.get_by_role("button", name="Lock and run").click()
+    # the run itself lets virtual time pass; after it, the clock must keep it going
+    after_run = poll_until(lambda: virtual_seconds(panel), lambda t: t is not None and t > waiting,
+                           PLAY_TIMEOUT_S, "the clock row to show the time after the run")
+    poll_until(lambda: virtual_seconds(panel), lambda t: t is not None and t > after_run + 1,
+               PLAY_TIMEOUT_S, "virtual time to run by itself after the drill's run")
