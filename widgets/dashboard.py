@@ -16,6 +16,10 @@ partitions, brokers alive) and per-broker disk, partition and leader counts
 ``refresh_s`` seconds.  ``dashboard.operator_text()`` gives that view as
 stable text.
 
+On a simulated cluster a `SimClock` row sits on top (``sim_clock=False``
+leaves it out): while the dashboard is on screen virtual time runs by itself,
+so a kill plays out (fencing, a new leader) as on a live cluster.
+
 Its still picture (`widgets.still`) is its parts' pictures, one above the
 other; when the cluster stops it freezes with them, keeping the last state.
 Its ``repr`` is as deterministic as its parts' (nbval compares it).
@@ -39,6 +43,7 @@ import ipywidgets
 
 from widgets.failure_panel import FailurePanel
 from widgets.operator_view import OperatorView
+from widgets.sim_clock import sim_clock_for
 from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture
 from widgets.topology_model import DEFAULT_MAX_PARTITIONS
 from widgets.topology_view import TopologyView
@@ -64,16 +69,20 @@ class Dashboard(ipywidgets.VBox):
     def __init__(self, cluster: Any, *, topics: Iterable[str] | str | None = None,
                  show_internal: bool = False, max_partitions: int = DEFAULT_MAX_PARTITIONS,
                  offsets: bool = False, min_interval_s: float = 0.1, history: int = 20,
-                 operator: bool = False, refresh_s: float | None = 1.0):
+                 operator: bool = False, refresh_s: float | None = 1.0, sim_clock: bool = True):
         self._cluster = cluster
+        # simulated clusters only: virtual time runs while shown (widgets/sim_clock.py)
+        self.sim_clock = sim_clock_for(cluster) if sim_clock else None
         self.operator: OperatorView | None = None
         if operator:
-            self.operator = OperatorView(cluster, refresh_s=refresh_s, min_interval_s=min_interval_s)
+            self.operator = OperatorView(cluster, refresh_s=refresh_s, min_interval_s=min_interval_s,
+                                         sim_clock=False)
         self.view = TopologyView(cluster, topics=topics, show_internal=show_internal,
                                  max_partitions=max_partitions, offsets=offsets,
                                  min_interval_s=min_interval_s)
-        self.panel = FailurePanel(cluster, history=history, log_beside=True)
+        self.panel = FailurePanel(cluster, history=history, log_beside=True, sim_clock=False)
         parts = ([self.operator] if self.operator is not None else []) + [self.view, self.panel]
+        parts = ([self.sim_clock] if self.sim_clock is not None else []) + parts
         super().__init__(children=parts, layout=ipywidgets.Layout(width="100%"))
         self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
                                   self.picture, lambda: repr(self))
@@ -104,7 +113,7 @@ class Dashboard(ipywidgets.VBox):
         if self.still.frozen:
             return
         self._unsubscribe_stop()
-        for part in (self.operator, self.view, self.panel):
+        for part in (self.sim_clock, self.operator, self.view, self.panel):
             if part is not None:
                 part.freeze(caption)
         self.still.freeze(caption)
@@ -113,8 +122,8 @@ class Dashboard(ipywidgets.VBox):
         # Widget.__del__ calls close(), also on a Dashboard whose __init__ failed.
         if getattr(self, "still", None) is not None:
             self.freeze(CLOSED)
-        for part in (getattr(self, "operator", None), getattr(self, "view", None),
-                     getattr(self, "panel", None)):
+        for part in (getattr(self, "sim_clock", None), getattr(self, "operator", None),
+                     getattr(self, "view", None), getattr(self, "panel", None)):
             if part is not None:
                 part.close()
         super().close()

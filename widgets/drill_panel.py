@@ -36,7 +36,19 @@ failure in one line under the story, and freezes with a caption saying the
 drill is over and how to start it again.  Any other error of a control is
 one line in the status area too, never a traceback.
 
-``tick_s=None`` stops the clock's thread (tests call `tick` themselves).
+On a simulated cluster the panel also shows a `SimClock` row (the
+dashboard's own is left out): virtual time that runs by itself while the
+panel is on screen, so after the run a kill plays out (fencing, a new
+leader) as on a live cluster, and a fix drill's repair takes effect without
+code.  It waits for the run: before *Lock and run* / *Run the drill* the
+scene stays as it was set up (every learner with the same seed plays the
+same run, and what the learner reads in the brief is still true when they
+press the button); the run itself plays in virtual time on the kernel's
+thread, where the clock cannot step in, so it grades exactly as without the
+clock.  From then on time runs (pause it with ⏸ to study a moment).
+
+``tick_s=None`` stops the clock's thread and the `SimClock`'s (tests call
+`tick` themselves).
 The ``repr`` is deterministic, for nbval.
 """
 
@@ -49,6 +61,7 @@ from typing import Any, Callable
 import ipywidgets
 
 from minikafka.drills.answer_types import choice_labels
+from widgets.sim_clock import sim_clock_for
 from widgets.still import CLOSED, StillPicture
 
 DRILL_STOPPED = "The drill's cluster was stopped: this is the panel's last picture."
@@ -56,6 +69,8 @@ RUN_FAILED = ("The drill failed while running and stopped its cluster: this is t
               "picture. Start the drill again (drills.start) to play it.")
 
 NO_ANSWER = "(no answer)"
+
+WAITING_FOR_RUN = "time starts when the drill runs"
 
 
 def _pre(text: str) -> str:
@@ -91,6 +106,10 @@ class DrillPanel(ipywidgets.HBox):
         self.verdict = ipywidgets.HTML()
         self.buttons = self._make_buttons()
         rows = [self._question_row(q) for q in drill.questions]
+        # simulated drills: virtual time runs while shown, once the drill has run (sim_clock.py)
+        # (tick_s=None: no thread for it either; a test drives it with its tick())
+        self.sim_clock = sim_clock_for(drill.cluster, gate=self._time_may_run,
+                                       **({} if tick_s is not None else {"tick_s": None}))
         head = ipywidgets.HTML(f"<b>{html.escape(drill.title)}</b> · {drill.kind} · after lesson "
                                f"{drill.info.lesson} · seed {html.escape(repr(drill.seed))}")
         brief = ipywidgets.HTML(_pre(drill.scenario.scene()))
@@ -101,7 +120,9 @@ class DrillPanel(ipywidgets.HBox):
         side = ipywidgets.VBox([head, brief, *task, *rows,
                                 ipywidgets.HBox(list(self.buttons.values()),
                                                 layout=ipywidgets.Layout(flex_flow="row wrap")),
-                                self.clock if clock_label else ipywidgets.HTML(), self.status,
+                                self.clock if clock_label else ipywidgets.HTML(),
+                                *([self.sim_clock] if self.sim_clock is not None else []),
+                                self.status,
                                 self.hints, self.story, self.verdict],
                                layout=ipywidgets.Layout(flex="1 1 28em", min_width="24em"))
         self.dashboard = None
@@ -109,10 +130,10 @@ class DrillPanel(ipywidgets.HBox):
         if dashboard and drill.cluster is not None:
             if drill.kind == "diagnose":
                 from widgets.operator_view import OperatorView
-                self.dashboard = OperatorView(drill.cluster)
+                self.dashboard = OperatorView(drill.cluster, sim_clock=False)
             else:
                 from widgets.dashboard import Dashboard
-                self.dashboard = Dashboard(drill.cluster)
+                self.dashboard = Dashboard(drill.cluster, sim_clock=False)
             self.dashboard.layout.flex = "2 1 36em"
             children.append(self.dashboard)
             panel = getattr(self.dashboard, "panel", None)      # the fault buttons, if any
@@ -173,6 +194,10 @@ class DrillPanel(ipywidgets.HBox):
         label = ipywidgets.HTML(f"<b>{html.escape(question.id)}</b> ({when}): "
                                 f"{html.escape(question.text)}")
         return ipywidgets.VBox([label, control])
+
+    def _time_may_run(self) -> str | None:
+        """The `SimClock` gate: virtual time runs by itself only once the drill has run."""
+        return None if self.drill.state in ("ran", "graded") else WAITING_FOR_RUN
 
     # ------------------------------------------------------------------ actions
     def _act(self, description: str, action: Callable[[], Any]) -> None:
@@ -293,6 +318,8 @@ class DrillPanel(ipywidgets.HBox):
         if self._unsubscribe_stop is not None:
             self._unsubscribe_stop()
         self._stop.set()
+        if self.sim_clock is not None:
+            self.sim_clock.freeze(caption)
         for control in (*self.controls.values(), *self.buttons.values()):
             control.disabled = True
         if self.dashboard is not None:
@@ -310,6 +337,8 @@ class DrillPanel(ipywidgets.HBox):
         dashboard = getattr(self, "dashboard", None)
         if dashboard is not None:
             dashboard.close()
+        if getattr(self, "sim_clock", None) is not None:
+            self.sim_clock.close()
         super().close()
 
     def __repr__(self) -> str:

@@ -39,6 +39,10 @@ now (a drill before its run), or None.  A gated panel disables its buttons
 with that line as their tooltip, and a press that comes anyway shows the
 line in the status area and calls nothing.
 
+On a simulated cluster a `SimClock` row sits on top (``sim_clock=False``
+leaves it out, as `Dashboard` does for its own panel): while the panel is on
+screen virtual time runs by itself, so a kill plays out.
+
 Names follow the driver: "broker 2", "controller 1001", and "node 1" for a
 combined broker+controller node.
 """
@@ -53,6 +57,7 @@ import ipywidgets
 from minikafka.cluster.faults import APPLIES
 from widgets.event_log_view import EventLogView
 from widgets.redraw import RedrawWorker
+from widgets.sim_clock import sim_clock_for
 from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture, caption_html
 
 VERBS = ("kill", "restart", "pause", "resume", "isolate")
@@ -103,8 +108,10 @@ class FailurePanel(ipywidgets.VBox):
     """Fault buttons for every node of ``cluster`` plus its event log."""
 
     def __init__(self, cluster: Any, *, show_log: bool = True, log_beside: bool = False,
-                 history: int = 20, log_height: str = "16em"):
+                 history: int = 20, log_height: str = "16em", sim_clock: bool = True):
         self._cluster = cluster
+        # simulated clusters only: virtual time runs while shown (widgets/sim_clock.py)
+        self.sim_clock = sim_clock_for(cluster) if sim_clock else None
         brokers, controllers = set(cluster.broker_ids), set(cluster.controller_ids)
         # Brokers first (what most lessons break), then dedicated controllers.
         self.node_ids = sorted(brokers) + sorted(controllers - brokers)
@@ -125,6 +132,8 @@ class FailurePanel(ipywidgets.VBox):
                                       layout=ipywidgets.Layout(flex="1 1 0%", min_width="20em"))
             children = [ipywidgets.HBox([controls, log_box])] if log_beside \
                 else [controls, log_box]
+        if self.sim_clock is not None:
+            children = [self.sim_clock, *children]
         super().__init__(children=children)
         self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
                                   self.picture, lambda: repr(self))
@@ -232,6 +241,8 @@ class FailurePanel(ipywidgets.VBox):
         worker = getattr(self, "_worker", None)
         if worker is not None:
             worker.close()
+        if getattr(self, "sim_clock", None) is not None:
+            self.sim_clock.freeze(caption)
         self.still.freeze(caption)      # before the buttons: a last update must not re-enable them
         for button in self.buttons.values():
             button.disabled = True
@@ -246,6 +257,8 @@ class FailurePanel(ipywidgets.VBox):
         event_log = getattr(self, "event_log", None)     # absent if __init__ failed
         if event_log is not None:
             event_log.close()
+        if getattr(self, "sim_clock", None) is not None:
+            self.sim_clock.close()
         super().close()
 
     def __repr__(self) -> str:

@@ -221,6 +221,7 @@ class Cluster:
             _TEMPORARY_ROOTS.discard(self.layout.root)
 
     is_ready = verb("_processes", NodeProcesses.is_ready)
+    now = verb("_processes", NodeProcesses.now)
 
     def _readiness_report(self) -> str:
         snap = self.snapshot()
