@@ -14,13 +14,14 @@ Each control is one entry of the driver's control list and one entry of the
 timeline (``history``): ``step`` delivers the next message or fires the next
 timer, ``next_event`` steps over routine ``Fetch`` traffic and quiet timers to
 the next step that matters (the table is `widgets.quorum_stepper_next.MATTERS`;
-each step it takes is a control of its own), ``deliver(i)`` lets message ``i`` of the queue overtake the others,
-``drop_next`` loses the next message, ``timeout(node)`` makes that
-controller's election (or fetch) timer run out now, ``isolate``/``heal``
-partition the network, ``append`` hands a record to the leader.  After each
-control the timeline notes, indented, what it changed on every controller
-(role, epoch, vote, leader, log end offset, high watermark), the engine's
-events (elections, resignations, truncations) and messages the network lost.
+each step it takes is a control of its own), ``deliver(i)`` lets message
+``i`` of the queue overtake the others, ``drop_next`` loses the next
+message, ``timeout(node)`` makes that controller's election (or fetch) timer
+run out now, ``isolate``/``heal`` partition the network, ``append`` hands a
+record to the leader.  After each control the timeline notes, indented,
+what it changed on every controller (role, epoch, vote, leader, log end
+offset, high watermark), the engine's events (elections, resignations,
+truncations) and messages the network lost.
 
 ``back`` rebuilds the quorum from the seed and replays every control but the
 last: same seed and same controls give the same run, so going back is exact.

@@ -46,7 +46,8 @@ _BUTTONS = (
      "(a timeout, a vote, a role, epoch or high-watermark change)", "primary"),
     ("step", "Step", "Deliver the next message or fire the next timer", ""),
     ("back", "Back", "Undo the last event (the run is replayed from the seed)", ""),
-    ("run_until_leader", "Run until leader", "Step until a controller wins an election", "info"),
+    ("run_until_leader", "Run until leader", "The leader if one leads already; else step until a "
+     "controller wins an election", "info"),
     ("drop_next", "Drop next message", "The next message in flight is lost", "warning"),
     ("timeout", "Time out", "The chosen controller's election (or fetch) timer runs out now",
      "warning"),

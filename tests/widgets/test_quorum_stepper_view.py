@@ -6,8 +6,8 @@ import pytest
 
 from widgets import QuorumStepper, QuorumStepperView
 
-BUTTONS = {"next_event", "step", "back", "run_until_leader", "drop_next", "timeout", "isolate", "heal",
-           "append"}
+BUTTONS = {"next_event", "step", "back", "run_until_leader", "drop_next", "timeout", "isolate",
+           "heal", "append"}
 
 
 @pytest.fixture
