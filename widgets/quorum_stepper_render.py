@@ -27,7 +27,9 @@ One pure function, `stepper_html(stepper)`, turns the stepper's plain data
 Colours that sit on the page (text, box fill, borders) are JupyterLab's theme
 variables with light fallbacks (``var(--jp-ui-font-color0, #000)``), so the
 picture follows a dark theme and still reads where no theme is set (GitHub's
-notebook view); the role colours are mid-tones that read on both.
+notebook view); the role colours are mid-tones and the next entry's tint is
+translucent, so they read on both.  The whole picture sets its own line
+height (an ``ipywidgets.HTML`` inherits one of 28 px).
 
 Generated in Python (no Graphviz, no JavaScript), so a redraw is a string
 assignment to one ``ipywidgets.HTML``: a few milliseconds for five
@@ -56,7 +58,7 @@ TEXT = "var(--jp-ui-font-color0, #000)"
 MUTED = "var(--jp-ui-font-color2, #555)"
 PAPER = "var(--jp-layout-color1, #fafafa)"
 RULE = "var(--jp-border-color2, #ddd)"
-NEXT_BG = "var(--jp-warn-color3, #fff8e1)"
+NEXT_BG = "rgba(255, 179, 0, 0.25)"       # the next entry: a tint that reads on light and dark
 ISOLATED = "#e53935"
 QUEUE_ROWS = 8                             # queue entries shown
 TIMELINE_ROWS = 14                         # timeline lines shown
@@ -234,4 +236,5 @@ def stepper_html(stepper: Any) -> str:
                f'{leader if leader is not None else "none"}'
                f'{" · isolated: " + ", ".join(map(str, stepper.isolated)) if stepper.isolated else ""}'
                f'</div>')
-    return heading + quorum_svg(stepper) + _legend() + _queue_table(stepper) + _timeline(stepper)
+    body = heading + quorum_svg(stepper) + _legend() + _queue_table(stepper) + _timeline(stepper)
+    return f'<div style="line-height:1.35">{body}</div>'     # not the widgets' 28 px line height
