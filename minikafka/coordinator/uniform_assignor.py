@@ -1,0 +1,188 @@
+"""``UniformAssignor``: the ``uniform`` assignor, Kafka's default for consumer groups.
+
+Theory of operation
+-------------------
+Two promises: **balance** -- every member gets the same number of partitions
+give or take one (when members subscribe to different topics: as close to
+that as their subscriptions allow); and **stickiness** -- a partition stays
+with its current owner unless balance requires it to move.  When a fourth
+member joins three members owning 12 partitions (4 each), each of the three
+gives up exactly one partition and the newcomer gets those three: 3 moves,
+where the classic eager protocol revoked all 12.
+
+Two builders, chosen by the group's subscription type:
+
+*Homogeneous* (everyone subscribes to the same topics), `build_homogeneous`:
+
+1. quota: with *P* partitions and *M* members, each member may keep
+   ``P // M``; the first ``P % M`` members (in member order) may keep one more;
+2. each member keeps its current partitions of subscribed topics, lowest
+   partition numbers first, up to its quota; the rest are released;
+3. the never-assigned and released partitions go, in order, to the members
+   still under quota.
+
+*Heterogeneous* (subscriptions differ), `build_heterogeneous`:
+
+1. each member keeps all its current partitions of topics it still subscribes to;
+2. unassigned partitions are placed topic by topic -- topics with the most
+   partitions per subscriber first -- each on the least loaded subscriber;
+3. balancing rounds: for each topic with two or more subscribers, while its
+   most loaded owner has two partitions more than its least loaded
+   subscriber, the owner's highest partition of the topic moves over; rounds
+   repeat until one makes no move (at most 16).
+
+Mirrors ``assignor.UniformAssignor``, ``UniformHomogeneousAssignmentBuilder``
+and ``UniformHeterogeneousAssignmentBuilder``.  Simplified: members and
+topics are visited in sorted order (Kafka iterates hash maps, so which
+member gets the "+1" may differ); the heterogeneous balancing moves one
+partition at a time between the single most and least loaded members
+instead of Kafka's range-based balancer (same stopping rule: a difference of
+one or less); no rack awareness.
+"""
+
+from __future__ import annotations
+
+from minikafka.common.uuid import Uuid
+from minikafka.coordinator.consumer_group_member import Assignment
+from minikafka.coordinator.partition_assignor import (
+    GroupSpec, PartitionAssignorException, SubscriptionType, freeze,
+)
+from minikafka.coordinator.topic_metadata import TopicsImage
+
+UNIFORM_ASSIGNOR_NAME = "uniform"
+MAX_BALANCE_ROUNDS = 16        # MAX_ITERATION_COUNT of the heterogeneous builder
+
+
+class UniformAssignor:
+    name = UNIFORM_ASSIGNOR_NAME
+
+    def assign(self, group: GroupSpec, topics: TopicsImage) -> dict[str, Assignment]:
+        if not group.members:
+            return {}
+        if group.subscription_type is SubscriptionType.HOMOGENEOUS:
+            return build_homogeneous(group, topics)
+        return build_heterogeneous(group, topics)
+
+
+def _num_partitions(topics: TopicsImage, topic_id: Uuid) -> int:
+    n = topics.num_partitions(topic_id)
+    if n == -1:
+        raise PartitionAssignorException(
+            f"Members are subscribed to topic {topic_id} which doesn't exist in the topic metadata.")
+    return n
+
+
+# ---------------------------------------------------------------------------- homogeneous
+def build_homogeneous(group: GroupSpec, topics: TopicsImage) -> dict[str, Assignment]:
+    member_ids = group.member_ids()
+    subscribed = sorted(group.members[member_ids[0]].subscribed_topic_ids)
+    if not subscribed:
+        return {m: {} for m in member_ids}
+    unassigned: list[tuple[Uuid, int]] = []
+    total = 0
+    for topic_id in subscribed:
+        n = _num_partitions(topics, topic_id)
+        unassigned += [(topic_id, p) for p in range(n) if not group.is_partition_assigned(topic_id, p)]
+        total += n
+    min_quota, extra = divmod(total, len(member_ids))
+
+    result: dict[str, dict[Uuid, set[int]]] = {}
+    remaining_quota: dict[str, int] = {}
+    for member_id in member_ids:                      # step 2: keep up to the quota
+        quota = min_quota + (1 if extra > 0 else 0)
+        extra -= 1 if extra > 0 else 0
+        kept: dict[Uuid, set[int]] = {}
+        for topic_id, partitions in sorted(group.members[member_id].assignment.items()):
+            if topic_id not in subscribed:
+                continue                              # unsubscribed topic: dropped entirely
+            for p in sorted(partitions):
+                if quota > 0:
+                    kept.setdefault(topic_id, set()).add(p)
+                    quota -= 1
+                else:
+                    unassigned.append((topic_id, p))  # over quota: released
+        result[member_id] = kept
+        if quota > 0:
+            remaining_quota[member_id] = quota
+
+    next_index = 0                                    # step 3: fill members under quota
+    for member_id, quota in remaining_quota.items():
+        for _ in range(quota):
+            if next_index >= len(unassigned):
+                break
+            topic_id, p = unassigned[next_index]
+            next_index += 1
+            result[member_id].setdefault(topic_id, set()).add(p)
+    if next_index < len(unassigned):
+        raise PartitionAssignorException("Partitions were left unassigned")
+    return {m: freeze(a) for m, a in result.items()}
+
+
+# ---------------------------------------------------------------------------- heterogeneous
+def build_heterogeneous(group: GroupSpec, topics: TopicsImage) -> dict[str, Assignment]:
+    member_ids = group.member_ids()
+    subscribers: dict[Uuid, list[str]] = {}
+    for member_id in member_ids:
+        for topic_id in group.members[member_id].subscribed_topic_ids:
+            subscribers.setdefault(topic_id, []).append(member_id)
+    num_partitions = {t: _num_partitions(topics, t) for t in subscribers}
+    owners: dict[Uuid, dict[int, str]] = {t: {} for t in subscribers}
+    load = {m: 0 for m in member_ids}
+
+    def move(topic_id: Uuid, partition: int, to_member: str) -> None:
+        previous = owners[topic_id].get(partition)
+        if previous is not None:
+            load[previous] -= 1
+        owners[topic_id][partition] = to_member
+        load[to_member] += 1
+
+    def topic_order(topic_id: Uuid) -> tuple[float, int, Uuid]:
+        n_subs = len(subscribers[topic_id])
+        return (-num_partitions[topic_id] / n_subs, n_subs, topic_id)
+
+    for member_id in member_ids:                      # step 1: keep what is still subscribed
+        member = group.members[member_id]
+        for topic_id, partitions in member.assignment.items():
+            if topic_id in member.subscribed_topic_ids:
+                for p in partitions:
+                    if p < num_partitions[topic_id]:
+                        move(topic_id, p, member_id)
+
+    def least_loaded(topic_id: Uuid) -> str:
+        return min(subscribers[topic_id], key=lambda m: (load[m], member_ids.index(m)))
+
+    for topic_id in sorted(subscribers, key=topic_order):     # step 2: place the unassigned
+        for p in range(num_partitions[topic_id]):
+            if p not in owners[topic_id]:
+                move(topic_id, p, least_loaded(topic_id))
+
+    balanced_topics = sorted((t for t in subscribers if len(subscribers[t]) >= 2), key=topic_order)
+    for _ in range(MAX_BALANCE_ROUNDS):                        # step 3: balancing rounds
+        moved = 0
+        for topic_id in balanced_topics:
+            moved += _balance_topic(topic_id, owners[topic_id], load, subscribers[topic_id], member_ids, move)
+        if moved == 0:
+            break
+
+    result: dict[str, dict[Uuid, set[int]]] = {m: {} for m in member_ids}
+    for topic_id, by_partition in owners.items():
+        for p, member_id in by_partition.items():
+            result[member_id].setdefault(topic_id, set()).add(p)
+    return {m: freeze(a) for m, a in result.items()}
+
+
+def _balance_topic(topic_id: Uuid, owners: dict[int, str], load: dict[str, int], subs: list[str],
+                   member_ids: list[str], move) -> int:
+    """Move this topic's partitions from its most to its least loaded subscriber while they differ by 2+."""
+    moved = 0
+    while True:
+        holders = {m for m in owners.values()}
+        if not holders:
+            return moved
+        most = max(holders, key=lambda m: (load[m], member_ids.index(m)))
+        least = min(subs, key=lambda m: (load[m], member_ids.index(m)))
+        if load[most] - load[least] <= 1:
+            return moved
+        partition = max(p for p, m in owners.items() if m == most)
+        move(topic_id, partition, least)
+        moved += 1
