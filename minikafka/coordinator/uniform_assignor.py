@@ -25,7 +25,8 @@ Two builders, chosen by the group's subscription type:
 
 1. each member keeps all its current partitions of topics it still subscribes to;
 2. unassigned partitions are placed topic by topic -- topics with the most
-   partitions per subscriber first -- each on the least loaded subscriber;
+   partitions per subscriber first -- each on the least loaded subscriber
+   (ties: the one that had fewer when the topic started, then member order);
 3. balancing rounds: for each topic with two or more subscribers, while its
    most loaded owner has two partitions more than its least loaded
    subscriber, the owner's highest partition of the topic moves over; rounds
@@ -148,13 +149,13 @@ def build_heterogeneous(group: GroupSpec, topics: TopicsImage) -> dict[str, Assi
                     if p < num_partitions[topic_id]:
                         move(topic_id, p, member_id)
 
-    def least_loaded(topic_id: Uuid) -> str:
-        return min(subscribers[topic_id], key=lambda m: (load[m], member_ids.index(m)))
-
     for topic_id in sorted(subscribers, key=topic_order):     # step 2: place the unassigned
+        load_before = dict(load)    # ties go to whoever had less when this topic started
         for p in range(num_partitions[topic_id]):
             if p not in owners[topic_id]:
-                move(topic_id, p, least_loaded(topic_id))
+                target = min(subscribers[topic_id],
+                             key=lambda m: (load[m], load_before[m], member_ids.index(m)))
+                move(topic_id, p, target)
 
     balanced_topics = sorted((t for t in subscribers if len(subscribers[t]) >= 2), key=topic_order)
     for _ in range(MAX_BALANCE_ROUNDS):                        # step 3: balancing rounds
