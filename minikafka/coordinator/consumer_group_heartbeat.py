@@ -293,6 +293,21 @@ class ConsumerGroupHeartbeat:
         self._replay_all(result.records)
         return result
 
+    def on_loaded(self, now_ms: int) -> list[TimerChange]:
+        """After replaying a partition: every member's session timer, and the rebalance timer of
+        members owing a revocation, start afresh (Kafka's onLoaded)."""
+        timers = []
+        for group in self.groups.values():
+            if group.deleted:
+                continue
+            for member in group.members.values():
+                timers.append(TimerChange("session", group.group_id, member.member_id,
+                                          now_ms + self.config.consumer_group_session_timeout_ms))
+                if member.state is MemberState.UNREVOKED_PARTITIONS:
+                    timers.append(TimerChange("rebalance", group.group_id, member.member_id,
+                                              now_ms + max(0, member.rebalance_timeout_ms), member.member_epoch))
+        return timers
+
     # ------------------------------------------------------------------ heartbeat
     def _resolve_regex(self, regex: str) -> list[str]:
         pattern = compile_regex(regex)
