@@ -70,6 +70,9 @@ class Client:
         if response.error in (Errors.FENCED_MEMBER_EPOCH, Errors.UNKNOWN_MEMBER_ID):
             self.owned, self.epoch = {}, 0                 # lose everything, rejoin
             return
+        if response.error in (Errors.UNRELEASED_INSTANCE_ID, Errors.FENCED_INSTANCE_ID):
+            self.owned, self.running = {}, False           # fatal for the client: it shuts down
+            return
         assert response.error is Errors.NONE, response
         self.epoch = response.member_epoch
         if response.assignment is not None:
@@ -158,9 +161,17 @@ class Sim:
 
     # ------------------------------------------------------------------ invariants
     def running_owners(self) -> dict[tuple[Uuid, int], str]:
+        """Who consumes what, among running clients that are still members of the group.
+
+        A client whose session expired while it was silent is no longer a member: the
+        coordinator may already have given its partitions away, and the client learns it at its
+        next heartbeat (UNKNOWN_MEMBER_ID: it drops everything).  Kafka guards that window by
+        fencing the zombie's offset commits (STALE_MEMBER_EPOCH), not by ownership.
+        """
         owners: dict[tuple[Uuid, int], str] = {}
+        members = self.coordinator.groups[GROUP].members if GROUP in self.coordinator.groups else {}
         for client in self.clients.values():
-            if not client.running:
+            if not client.running or client.member_id not in members:
                 continue
             for t, ps in client.owned.items():
                 for p in ps:
