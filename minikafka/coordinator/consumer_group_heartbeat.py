@@ -378,8 +378,8 @@ class ConsumerGroupHeartbeat:
                                            subscription_changed, now_ms, records, timers)
         timers.append(TimerChange("session", group.group_id, updated.member_id,
                                   now_ms + self.config.consumer_group_session_timeout_ms))
-        full = joining or (r.rebalance_timeout_ms != -1 and r.subscribed_topic_names is not None
-                           and r.topic_partitions is not None)
+        full = joining or (r.rebalance_timeout_ms != -1 and r.topic_partitions is not None and (
+            r.subscribed_topic_names is not None or r.subscribed_topic_regex is not None))
         assignment = None
         if full or reconciled.assigned_partitions != member.assigned_partitions:
             assignment = tuple((t, tuple(sorted(ps))) for t, ps in sorted(reconciled.assigned_partitions.items()))
@@ -430,6 +430,8 @@ class ConsumerGroupHeartbeat:
     @staticmethod
     def _check_member_epoch(member: ConsumerGroupMember, r: ConsumerGroupHeartbeatRequest) -> None:
         received = r.member_epoch
+        if received == JOIN_GROUP_MEMBER_EPOCH:
+            return                                  # a rejoin is always accepted (4.3.1)
         if received > member.member_epoch:
             raise FencedMemberEpochException(
                 f"The consumer group member has a greater member epoch ({received}) than the one known by "
@@ -446,12 +448,13 @@ class ConsumerGroupHeartbeat:
                           bump: bool, records: list[ConsumerGroupRecord]) -> int:
         names = group.subscribed_topic_names(self._resolve_regex, members_after)
         metadata_hash = group_metadata_hash(self.topics(), names)
-        if not bump and metadata_hash == group.metadata_hash:
-            return group.group_epoch
-        if group.has_subscription_metadata_record:
+        epoch = group.group_epoch
+        if bump or metadata_hash != group.metadata_hash:
+            epoch += 1
+            records.append(epoch_record(group.group_id, epoch, metadata_hash))
+        if group.has_subscription_metadata_record:      # a pre-KIP-1101 record: delete it
             records.append(ConsumerGroupRecord(ConsumerGroupPartitionMetadataKey(group.group_id), None))
-        records.append(epoch_record(group.group_id, group.group_epoch + 1, metadata_hash))
-        return group.group_epoch + 1
+        return epoch
 
     def _update_target_assignment(self, group: ConsumerGroup, group_epoch: int, updated: ConsumerGroupMember,
                                   replaced: str | None, now_ms: int,
@@ -528,8 +531,6 @@ class ConsumerGroupHeartbeat:
         remaining = {m_id: m for m_id, m in group.members.items() if m_id != member.member_id}
         metadata_hash = group_metadata_hash(self.topics(), group.subscribed_topic_names(self._resolve_regex,
                                                                                          remaining))
-        if group.has_subscription_metadata_record:
-            records.append(ConsumerGroupRecord(ConsumerGroupPartitionMetadataKey(group.group_id), None))
         records.append(epoch_record(group.group_id, group.group_epoch + 1, metadata_hash))
         timers = [TimerChange(kind, group.group_id, member.member_id, None) for kind in ("session", "rebalance")]
         return CoordinatorResult(records, response, timers)

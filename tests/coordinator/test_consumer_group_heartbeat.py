@@ -147,6 +147,16 @@ def test_previous_epoch_is_accepted_once_when_the_response_was_lost():
     assert bad.error is Errors.FENCED_MEMBER_EPOCH
 
 
+def test_rejoin_with_epoch_zero_keeps_the_member_and_resends_its_assignment():
+    sim = stable_group("a", "b")
+    a = sim.clients["a"]
+    owned, epoch = a.owned, a.epoch
+    a.epoch, a.owned = 0, {}                          # e.g. the client restarted its state machine
+    response = sim.heartbeat(a)
+    assert response.error is Errors.NONE and response.member_epoch == epoch
+    assert a.owned == owned
+
+
 def test_group_max_size():
     sim = Sim(config=GroupCoordinatorConfig(consumer_group_max_size=2))
     sim.add(Client("a"))
@@ -360,6 +370,8 @@ def test_legacy_partition_metadata_record_is_tombstoned_at_the_next_bump():
     assert sim.group.has_subscription_metadata_record
     sim.send(Req(GROUP, "a", **JOIN))
     records = [decode_record(k, v) for k, v in sim.log]
+    keys = [type(r.key) for r in records]
+    assert keys.index(ConsumerGroupPartitionMetadataKey) == keys.index(ConsumerGroupMetadataKey) + 1
     tombstones = [r for r in records if isinstance(r.key, ConsumerGroupPartitionMetadataKey)]
     assert tombstones == [ConsumerGroupRecord(ConsumerGroupPartitionMetadataKey(GROUP), None)]
     assert not sim.group.has_subscription_metadata_record and sim.group.group_epoch == 4
