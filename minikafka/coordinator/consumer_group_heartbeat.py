@@ -459,7 +459,7 @@ class ConsumerGroupHeartbeat:
     def _update_target_assignment(self, group: ConsumerGroup, group_epoch: int, updated: ConsumerGroupMember,
                                   replaced: str | None, now_ms: int,
                                   records: list[ConsumerGroupRecord]) -> Assignment:
-        members_after = dict(group.members)
+        members_after = {m_id: m for m_id, m in group.members.items() if m_id != replaced}
         members_after[updated.member_id] = updated
         name = group.preferred_server_assignor(members_after) or self.default_assignor
         builder = (TargetAssignmentBuilder(group.group_id, group_epoch, self.assignors[name], self.topics(),
