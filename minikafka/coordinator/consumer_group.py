@@ -90,7 +90,7 @@ STATE_RULES: tuple[tuple[ConsumerGroupState, Callable[["ConsumerGroup"], bool]],
 class ConsumerGroup:
     def __init__(self, group_id: str):
         self.group_id = group_id
-        self.group_epoch = 0
+        self.group_epoch = 1                             # 4.3 starts groups at 1 (0 means "joining")
         self.metadata_hash = 0                           # of the subscribed topics (KIP-1101)
         self.has_subscription_metadata_record = False    # a legacy type-4 record to tombstone
         self.members: dict[str, ConsumerGroupMember] = {}
@@ -135,7 +135,7 @@ class ConsumerGroup:
         names: set[str] = set()
         for m in (self.members if members is None else members).values():
             names.update(m.subscribed_topic_names)
-            if m.subscribed_topic_regex is not None:
+            if m.subscribed_topic_regex:
                 names.update(resolve_regex(m.subscribed_topic_regex))
         return names
 

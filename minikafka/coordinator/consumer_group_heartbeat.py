@@ -22,7 +22,9 @@ which may write records:
    (``ConsumerGroupMetadata``);
 2. if the group epoch is past the target assignment epoch, **compute the
    new target** (`TargetAssignmentBuilder`: ``ConsumerGroupTargetAssignment*``
-   records);
+   records) -- at most once per ``group.consumer.assignment.interval.ms``
+   (1 s): a member heartbeating sooner reconciles towards the last target,
+   and the first heartbeat after the interval computes the new one;
 3. **reconcile the member** one step towards its target
    (`CurrentAssignmentBuilder`: ``ConsumerGroupCurrentMemberAssignment``).
 
@@ -75,7 +77,7 @@ from minikafka.coordinator.consumer_group_records import (
     ConsumerGroupMemberMetadataKey, ConsumerGroupMemberMetadataValue, ConsumerGroupMetadataKey,
     ConsumerGroupMetadataValue, ConsumerGroupPartitionMetadataKey, ConsumerGroupRecord,
     ConsumerGroupTargetAssignmentMemberKey, ConsumerGroupTargetAssignmentMetadataKey,
-    TopicPartitionEpochs,
+    NULL_CLASSIC_MEMBER_METADATA, TopicPartitionEpochs,
 )
 from minikafka.coordinator.current_assignment_builder import CurrentAssignmentBuilder
 from minikafka.coordinator.group_coordinator_config import GroupCoordinatorConfig
@@ -167,7 +169,8 @@ def member_metadata_record(group_id: str, m: ConsumerGroupMember) -> ConsumerGro
         ConsumerGroupMemberMetadataKey(group_id, m.member_id),
         ConsumerGroupMemberMetadataValue(m.instance_id, m.rack_id, m.client_id, m.client_host,
                                          tuple(m.subscribed_topic_names), m.subscribed_topic_regex,
-                                         m.rebalance_timeout_ms, m.server_assignor_name))
+                                         m.rebalance_timeout_ms, m.server_assignor_name,
+                                         NULL_CLASSIC_MEMBER_METADATA))
 
 
 def _topic_partition_epochs(partitions: PartitionEpochs) -> TopicPartitionEpochs:
@@ -240,6 +243,11 @@ def compile_regex(regex: str) -> re.Pattern:
         description = next((re2 for py, re2 in _RE2_DESCRIPTIONS if exc.msg.startswith(py)), exc.msg)
         raise InvalidRegularExpression(
             f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {description}.") from None
+
+
+def can_compute_next_target_assignment(last_assignment_ms: int, interval_ms: int, now_ms: int) -> bool:
+    """A new target may be computed if none was yet, the interval is 0, or the interval has passed."""
+    return last_assignment_ms == 0 or interval_ms == 0 or now_ms >= last_assignment_ms + interval_ms
 
 
 def _is_subset(owned: tuple[tuple[Uuid, tuple[int, ...]], ...] | None, assigned: PartitionEpochs) -> bool:
@@ -362,8 +370,9 @@ class ConsumerGroupHeartbeat:
         members_after[updated.member_id] = updated
         group_epoch = self._maybe_bump_epoch(group, members_after, subscription_changed, records)
 
-        # 2. the target assignment
-        if group_epoch > group.target_assignment_epoch:
+        # 2. the target assignment (at most once per group.consumer.assignment.interval.ms)
+        if group_epoch > group.target_assignment_epoch and can_compute_next_target_assignment(
+                group.target_assignment_timestamp, self.config.consumer_group_assignment_interval_ms, now_ms):
             target = self._update_target_assignment(group, group_epoch, updated, replaced, now_ms, records)
             target_epoch = group_epoch
         else:
@@ -506,7 +515,7 @@ class ConsumerGroupHeartbeat:
     def _leave(self, r: ConsumerGroupHeartbeatRequest, now_ms: int) -> CoordinatorResult:
         group = self.groups.get(r.group_id)
         if group is None or group.deleted:
-            raise GroupIdNotFoundException(f"Consumer group {r.group_id} not found.")
+            raise GroupIdNotFoundException(f"Group {r.group_id} not found.")
         response = ConsumerGroupHeartbeatResponse(member_id=r.member_id, member_epoch=r.member_epoch)
         if r.instance_id is None:
             return self._fence(group, group.member(r.member_id), response)
@@ -594,7 +603,7 @@ class ConsumerGroupHeartbeat:
         group.update_member(replace(
             member, instance_id=value.instance_id, rack_id=value.rack_id, client_id=value.client_id,
             client_host=value.client_host, subscribed_topic_names=tuple(value.subscribed_topic_names),
-            subscribed_topic_regex=value.subscribed_topic_regex,
+            subscribed_topic_regex=value.subscribed_topic_regex or "",
             rebalance_timeout_ms=value.rebalance_timeout_ms, server_assignor_name=value.server_assignor))
 
     @staticmethod

@@ -78,7 +78,7 @@ class ConsumerGroupMember:
     client_id: str = ""
     client_host: str = ""
     subscribed_topic_names: tuple[str, ...] = ()
-    subscribed_topic_regex: str | None = None
+    subscribed_topic_regex: str = ""                     # "" means none, as Kafka stores it
     server_assignor_name: str | None = None
     assigned_partitions: PartitionEpochs = field(default_factory=dict)
     partitions_pending_revocation: PartitionEpochs = field(default_factory=dict)
@@ -101,4 +101,4 @@ class ConsumerGroupMember:
         return owned
 
     def subscribes_to_anything(self) -> bool:
-        return bool(self.subscribed_topic_names) or self.subscribed_topic_regex is not None
+        return bool(self.subscribed_topic_names) or bool(self.subscribed_topic_regex)

@@ -33,7 +33,10 @@ default 0) and, per topic of a current assignment, the epochs at which each
 partition was assigned (nullable []int32, tag 0, default empty; KIP-1251's
 per-partition assignment epochs, aligned with the partition list).
 ``ConsumerGroupMemberMetadataValue``'s tag 0 (the classic-protocol metadata of
-a member that joined with JoinGroup) is kept as raw bytes.
+a member that joined with JoinGroup) is kept as raw bytes; for consumer-protocol
+members 4.3.1 writes it as an explicit null (`NULL_CLASSIC_MEMBER_METADATA`),
+because the field's default is an empty struct, not null.  A member without
+a regex is written with regex ``""`` (not null), as Kafka stores it.
 
 A ``None`` value is a tombstone.
 
@@ -62,6 +65,10 @@ CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA = 6
 CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER = 7
 CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT = 8
 VALUE_VERSION = 0
+# Tag 0 of ConsumerGroupMemberMetadataValue as the coordinator writes it for a consumer-protocol
+# member: the field's default is an empty struct, so an explicit null is written (a nullable
+# struct's null is the single byte 0).
+NULL_CLASSIC_MEMBER_METADATA = b"\x00"
 
 # A topic's partitions in a record: (topic id, partitions) in the order written.
 TopicPartitions = tuple[tuple[Uuid, tuple[int, ...]], ...]
@@ -125,7 +132,7 @@ class ConsumerGroupMemberMetadataValue:
     subscribed_topic_regex: str | None
     rebalance_timeout_ms: int = -1
     server_assignor: str | None = None
-    classic_member_metadata: bytes | None = None  # tag 0, raw; None for consumer-protocol members
+    classic_member_metadata: bytes | None = None  # tag 0, raw payload; None: tag absent
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ lesson in the teaching profile sees a new group form after 600 ms instead of
 
 Mirrors ``org.apache.kafka.coordinator.group.GroupCoordinatorConfig``.
 Simplified: of the KIP-848 settings only the consumer group's session and
-heartbeat timeouts, maximum size and assignors exist, with Kafka's defaults
+heartbeat timeouts, maximum size, assignors and assignment interval exist, with Kafka's defaults
 (not yet read from configs or scaled by the timing profile); no share or
 streams group settings.
 """
@@ -55,6 +55,7 @@ class GroupCoordinatorConfig:
     consumer_group_heartbeat_interval_ms: int = 5000     # group.consumer.heartbeat.interval.ms
     consumer_group_max_size: int = INT_MAX               # group.consumer.max.size
     consumer_group_assignors: tuple[str, ...] = ("uniform", "range")  # group.consumer.assignors
+    consumer_group_assignment_interval_ms: int = 1000    # group.consumer.assignment.interval.ms
 
     @classmethod
     def from_configs(cls, configs: Mapping[str, Any] | None = None,

@@ -97,7 +97,7 @@ class TargetAssignmentBuilder:
 
     def _topic_ids(self, member: ConsumerGroupMember) -> frozenset:
         names = set(member.subscribed_topic_names)
-        if member.subscribed_topic_regex is not None:
+        if member.subscribed_topic_regex:
             names.update(self.resolve_regex(member.subscribed_topic_regex))
         return frozenset(t.topic_id for t in (self.topics.by_name(n) for n in names) if t is not None)
 

@@ -89,7 +89,7 @@ def test_regex_that_does_not_compile(regex, description):
 def test_regex_matching_nothing_joins_with_nothing():
     sim = Sim()
     c = sim.add(Client("a", regex="nothing-.*"))
-    assert c.epoch == 1 and c.owned == {}
+    assert c.epoch == 2 and c.owned == {}          # a new group is at epoch 1; the join bumps it
     assert sim.group.state is ConsumerGroupState.STABLE
 
 
@@ -171,7 +171,7 @@ def test_group_max_size():
 def test_first_member_join_writes_member_epoch_target_and_current_assignment_records():
     sim = Sim()
     response = sim.send(Req(GROUP, "a", **JOIN), client_id="cli", client_host="/10.0.0.1")
-    assert (response.member_id, response.member_epoch, response.heartbeat_interval_ms) == ("a", 1, 500)
+    assert (response.member_id, response.member_epoch, response.heartbeat_interval_ms) == ("a", 2, 500)
     assert response.assignment == ((ORDERS, tuple(range(12))),)
     keys = [type(decode_record(k, v).key) for k, v in sim.log]
     assert keys == [ConsumerGroupMemberMetadataKey, ConsumerGroupMetadataKey,
@@ -180,6 +180,22 @@ def test_first_member_join_writes_member_epoch_target_and_current_assignment_rec
     member = sim.group.members["a"]
     assert (member.client_id, member.client_host, member.rebalance_timeout_ms) == ("cli", "/10.0.0.1", 2000)
     assert sim.timers[("session", GROUP, "a")] == (sim.now + 3000, 0)
+
+
+def test_target_is_recomputed_at_most_once_per_assignment_interval():
+    sim = Sim()
+    a = sim.add(Client("a"))
+    b = sim.add(Client("b"))                  # same instant: the target (epoch 2) is not recomputed
+    assert (a.epoch, b.epoch, b.owned) == (2, 2, {})
+    assert (sim.group.group_epoch, sim.group.target_assignment_epoch) == (3, 2)
+    assert sim.group.state is ConsumerGroupState.ASSIGNING
+    sim.advance(999)
+    sim.heartbeat(b)
+    assert sim.group.target_assignment_epoch == 2
+    sim.advance(1)                            # 1000 ms after the last assignment
+    sim.heartbeat(b)
+    assert sim.group.target_assignment_epoch == 3
+    assert sim.group.state is ConsumerGroupState.RECONCILING
 
 
 def test_group_states_through_a_join():
