@@ -500,7 +500,8 @@ class ConsumerGroupHeartbeat:
                .with_target_assignment(target_epoch, target)
                .with_current_partition_epoch(group.partition_epoch)
                .with_owned_topic_partitions(owned)
-               .with_subscription_change(subscription_changed, subscribed)
+               .with_subscribed_topic_ids(subscribed)
+               .with_has_subscription_changed(subscription_changed)
                .build())
         if new != member:
             records.append(current_assignment_record(group.group_id, new))

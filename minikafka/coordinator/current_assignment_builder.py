@@ -20,6 +20,11 @@ partition, whether some member still owns it, the next step is:
 * a STABLE member already at the target epoch does not move (unless its
   subscription changed: partitions of topics it dropped are revoked at once).
 
+Only target partitions of topics the member subscribes to *now* count: a
+target computed before it changed its subscription (or inherited from the
+previous incarnation of a static member) may name others, which it neither
+gets nor keeps.
+
 The transition table (`TRANSITIONS`) says, for each state, what a heartbeat
 does:
 
@@ -67,7 +72,7 @@ class CurrentAssignmentBuilder:
         self.partition_epoch: Callable[[Uuid, int], int] = lambda t, p: -1
         self.owned: list[tuple[Uuid, list[int]]] | None = None
         self.has_subscription_changed = False
-        self.subscribed_topic_ids: frozenset[Uuid] = frozenset()
+        self.subscribed_topic_ids: frozenset[Uuid] | None = None   # None: not given, every topic counts
 
     def with_target_assignment(self, epoch: int, target: Assignment) -> "CurrentAssignmentBuilder":
         self.target_epoch, self.target = epoch, target
@@ -81,11 +86,17 @@ class CurrentAssignmentBuilder:
         self.owned = None if owned is None else [(t, list(ps)) for t, ps in owned]
         return self
 
-    def with_subscription_change(self, changed: bool, subscribed_topic_ids: frozenset[Uuid]
-                                 ) -> "CurrentAssignmentBuilder":
-        self.has_subscription_changed = changed
-        self.subscribed_topic_ids = subscribed_topic_ids
+    def with_subscribed_topic_ids(self, topic_ids: frozenset[Uuid]) -> "CurrentAssignmentBuilder":
+        """The topics the member subscribes to now: target partitions of other topics are ignored."""
+        self.subscribed_topic_ids = topic_ids
         return self
+
+    def with_has_subscription_changed(self, changed: bool) -> "CurrentAssignmentBuilder":
+        self.has_subscription_changed = changed
+        return self
+
+    def _subscribes_to(self, topic_id: Uuid) -> bool:
+        return self.subscribed_topic_ids is None or topic_id in self.subscribed_topic_ids
 
     # ------------------------------------------------------------------ transitions
     def build(self) -> ConsumerGroupMember:
@@ -123,8 +134,8 @@ class CurrentAssignmentBuilder:
 
     def _drop_unsubscribed(self, epoch: int) -> ConsumerGroupMember:
         m = self.member
-        kept = {t: ps for t, ps in m.assigned_partitions.items() if t in self.subscribed_topic_ids}
-        dropped = {t: ps for t, ps in m.assigned_partitions.items() if t not in self.subscribed_topic_ids}
+        kept = {t: ps for t, ps in m.assigned_partitions.items() if self._subscribes_to(t)}
+        dropped = {t: ps for t, ps in m.assigned_partitions.items() if not self._subscribes_to(t)}
         if not dropped:
             return m
         pending = {t: dict(ps) for t, ps in m.partitions_pending_revocation.items()}
@@ -142,7 +153,8 @@ class CurrentAssignmentBuilder:
         to_assign: dict[Uuid, set[int]] = {}
         unreleased = False
         for topic_id in set(self.target) | set(m.assigned_partitions):
-            target = self.target.get(topic_id, frozenset())
+            # target partitions of a topic the member no longer subscribes to are not for it
+            target = self.target.get(topic_id, frozenset()) if self._subscribes_to(topic_id) else frozenset()
             current = m.assigned_partitions.get(topic_id, {})
             keep = {p: e for p, e in current.items() if p in target}
             revoke = {p: e for p, e in current.items() if p not in target}

@@ -20,10 +20,18 @@ the first of the broker's ``group.consumer.assignors`` is used (default
 ``uniform,range``).  A name the broker does not have is rejected with
 UNSUPPORTED_ASSIGNOR before anything else happens.
 
+Kafka's assignors visit members, topics and partitions in the order of the
+Java hash maps and sets that hold them, and that order decides, for
+instance, which member gets the extra partition.  `java_member_order`,
+`java_topic_order` and `java_partition_order` compute those orders (with
+`minikafka.common.java_hashing`), so the same group gets the same answer.
+
 Mirrors ``api.assignor.ConsumerGroupPartitionAssignor``, ``GroupSpec``,
 ``MemberSubscription``, ``SubscriptionType``, ``SubscribedTopicDescriber``
 and ``PartitionAssignorException``.  Simplified: assignors are looked up by
-name from the two built in here (no custom class names in the config).
+name from the two built in here (no custom class names in the config); keys
+that share a hash bucket are taken in sorted order (Kafka: the order they were
+inserted).
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from minikafka.common.java_hashing import hashmap_order, to_int32
 from minikafka.common.uuid import Uuid
 from minikafka.coordinator.consumer_group_member import Assignment
 from minikafka.coordinator.topic_metadata import TopicsImage
@@ -62,11 +71,41 @@ class GroupSpec:
     subscription_type: SubscriptionType
 
     def member_ids(self) -> list[str]:
-        """Member ids in a fixed order (Kafka iterates a hash map; sorting keeps runs repeatable)."""
-        return sorted(self.members)
+        """Member ids in the order Kafka's ``HashMap`` of member specs visits them."""
+        return java_member_order(self.members)
 
     def is_partition_assigned(self, topic_id: Uuid, partition: int) -> bool:
         return any(partition in m.assignment.get(topic_id, ()) for m in self.members.values())
+
+
+def uuid_hash_code(topic_id: Uuid) -> int:
+    """``Uuid.hashCode()``: the two halves of most ^ least, xored."""
+    h = topic_id.most ^ topic_id.least
+    return to_int32((h >> 32) ^ h)
+
+
+def java_member_order(member_ids) -> list[str]:
+    """A ``new HashMap<String, ...>()`` filled with the member ids."""
+    return hashmap_order(sorted(member_ids))
+
+
+def java_topic_order(topic_ids, copied: bool = False) -> list[Uuid]:
+    """A ``HashMap``/``HashSet`` of topic ids (``copied``: built by ``new HashSet<>(collection)``)."""
+    ids = sorted(topic_ids)
+    capacity = max(int(len(ids) / 0.75) + 1, 16) if copied else 16
+    return hashmap_order(ids, key_hash=uuid_hash_code, initial_capacity=capacity)
+
+
+def java_partition_order(partitions) -> list[int]:
+    """A ``new HashSet<>(list)`` of partition numbers, as a member's assignment holds them."""
+    ps = sorted(partitions)
+    return hashmap_order(ps, initial_capacity=max(int(len(ps) / 0.75) + 1, 16))
+
+
+def java_uuid_compare_key(topic_id: Uuid) -> tuple[int, int]:
+    """``Uuid.compareTo``: most, then least significant bits, as signed longs."""
+    signed = lambda v: v - (1 << 64) if v >= 1 << 63 else v
+    return signed(topic_id.most), signed(topic_id.least)
 
 
 def subscription_type(members: dict[str, MemberSubscriptionAndAssignment]) -> SubscriptionType:

@@ -39,7 +39,7 @@ from minikafka.coordinator.consumer_group_records import (
     ConsumerGroupTargetAssignmentMetadataKey, ConsumerGroupTargetAssignmentMetadataValue,
 )
 from minikafka.coordinator.partition_assignor import (
-    GroupSpec, MemberSubscriptionAndAssignment, PartitionAssignor, subscription_type,
+    GroupSpec, MemberSubscriptionAndAssignment, PartitionAssignor, java_member_order, subscription_type,
 )
 from minikafka.coordinator.topic_metadata import TopicsImage
 
@@ -119,7 +119,7 @@ class TargetAssignmentBuilder:
         new_target = self.assignor.assign(GroupSpec(specs, subscription_type(specs)), self.topics)
 
         records = []
-        for member_id in sorted(specs):
+        for member_id in java_member_order(specs):      # Kafka's HashMap order of member ids
             new = new_target.get(member_id, {})
             if member_id not in self.target_assignment or new != self.target_assignment[member_id]:
                 records.append(target_assignment_member_record(self.group_id, member_id, new))

@@ -35,9 +35,11 @@ Two builders, chosen by the group's subscription type:
    subscriber, the owner's highest partition of the topic moves over; rounds
    repeat until one makes no move (at most 16).
 
+Members, topics and partitions are visited in the order of Kafka's Java
+hash maps (`java_member_order` and friends in `partition_assignor`).
+
 Mirrors ``assignor.UniformAssignor``, ``UniformHomogeneousAssignmentBuilder``
 and ``UniformHeterogeneousAssignmentBuilder`` of Kafka 4.3.1.  Simplified:
-members and topics are visited in sorted order (Kafka iterates hash maps);
 the heterogeneous balancing moves one partition at a time between the single
 most and least loaded members instead of Kafka's range-based balancer (same
 stopping rule: a difference of one or less), so in a few cases a different
@@ -52,7 +54,8 @@ from __future__ import annotations
 from minikafka.common.uuid import Uuid
 from minikafka.coordinator.consumer_group_member import Assignment
 from minikafka.coordinator.partition_assignor import (
-    GroupSpec, PartitionAssignorException, SubscriptionType, freeze,
+    GroupSpec, PartitionAssignorException, SubscriptionType, freeze, java_partition_order, java_topic_order,
+    java_uuid_compare_key,
 )
 from minikafka.coordinator.topic_metadata import TopicsImage
 
@@ -82,7 +85,7 @@ def _num_partitions(topics: TopicsImage, topic_id: Uuid) -> int:
 # ---------------------------------------------------------------------------- homogeneous
 def build_homogeneous(group: GroupSpec, topics: TopicsImage) -> dict[str, Assignment]:
     member_ids = group.member_ids()
-    subscribed = sorted(group.members[member_ids[0]].subscribed_topic_ids)
+    subscribed = java_topic_order(group.members[member_ids[0]].subscribed_topic_ids, copied=True)
     if not subscribed:
         return {m: {} for m in member_ids}
     unassigned: list[tuple[Uuid, int]] = []
@@ -99,10 +102,11 @@ def build_homogeneous(group: GroupSpec, topics: TopicsImage) -> dict[str, Assign
         has_extra = extra > 0
         quota = min_quota + (1 if has_extra else 0)
         kept: dict[Uuid, set[int]] = {}
-        for topic_id, partitions in sorted(group.members[member_id].assignment.items()):
+        assignment = group.members[member_id].assignment
+        for topic_id in java_topic_order(assignment):
             if topic_id not in subscribed:
                 continue                              # unsubscribed topic: dropped entirely
-            for p in sorted(partitions):
+            for p in java_partition_order(assignment[topic_id]):
                 if quota > 0:
                     kept.setdefault(topic_id, set()).add(p)
                     quota -= 1
@@ -147,9 +151,9 @@ def build_heterogeneous(group: GroupSpec, topics: TopicsImage) -> dict[str, Assi
         owners[topic_id][partition] = to_member
         load[to_member] += 1
 
-    def topic_order(topic_id: Uuid) -> tuple[float, int, Uuid]:
+    def topic_order(topic_id: Uuid) -> tuple[float, int, tuple[int, int]]:
         n_subs = len(subscribers[topic_id])
-        return (-num_partitions[topic_id] / n_subs, n_subs, topic_id)
+        return (-num_partitions[topic_id] / n_subs, n_subs, java_uuid_compare_key(topic_id))
 
     for member_id in member_ids:                      # step 1: keep what is still subscribed
         member = group.members[member_id]

@@ -91,6 +91,14 @@ def test_subscription_change_revokes_the_dropped_topic_at_once():
     m = member(epoch=11, assigned={T1: {0: 11}, T2: {0: 11}})
     new = (CurrentAssignmentBuilder(m).with_target_assignment(11, {T1: frozenset({0}), T2: frozenset({0})})
            .with_owned_topic_partitions([(T1, [0]), (T2, [0])])
-           .with_subscription_change(True, frozenset({T1})).build())
+           .with_subscribed_topic_ids(frozenset({T1})).with_has_subscription_changed(True).build())
     assert (new.state, new.member_epoch) == (UNREVOKED, 11)
     assert new.assigned_partitions == {T1: {0: 11}} and new.partitions_pending_revocation == {T2: {0: 11}}
+
+
+def test_target_partitions_of_topics_no_longer_subscribed_are_ignored():
+    # e.g. a static member's new incarnation inheriting a target computed for another subscription
+    m = member(epoch=0, previous=0)
+    new = (CurrentAssignmentBuilder(m).with_target_assignment(11, {T1: frozenset({0}), T2: frozenset({1})})
+           .with_owned_topic_partitions([]).with_subscribed_topic_ids(frozenset({T1})).build())
+    assert (new.state, new.member_epoch, new.assigned_partitions) == (S, 11, {T1: {0: 11}})
