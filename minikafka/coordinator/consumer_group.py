@@ -58,6 +58,10 @@ class IllegalStateException(KafkaException):
         return "java.lang.IllegalStateException"
 
 
+# The order in which Kafka's hash tables of assignor names visit the built-in ones (it decides ties).
+ASSIGNOR_VISIT_ORDER = ("uniform", "range")
+
+
 class ConsumerGroupState(enum.Enum):
     EMPTY = "Empty"
     ASSIGNING = "Assigning"
@@ -140,14 +144,21 @@ class ConsumerGroup:
         return names
 
     def preferred_server_assignor(self, members: dict[str, ConsumerGroupMember]) -> str | None:
-        """The assignor most members ask for (ties: the name that sorts first); None if none asks."""
+        """The assignor most members ask for; None if none asks.
+
+        Kafka counts the names in hash tables and keeps the first maximum it visits; for the two
+        built-in names the tables visit ``uniform`` before ``range`` (`ASSIGNOR_VISIT_ORDER`), so
+        a tie goes to ``uniform``.
+        """
         counts: dict[str, int] = {}
         for m in members.values():
             if m.server_assignor_name is not None:
                 counts[m.server_assignor_name] = counts.get(m.server_assignor_name, 0) + 1
         if not counts:
             return None
-        return min(counts, key=lambda name: (-counts[name], name))
+        visit = sorted(counts, key=lambda n: (ASSIGNOR_VISIT_ORDER.index(n) if n in ASSIGNOR_VISIT_ORDER
+                                              else len(ASSIGNOR_VISIT_ORDER), n))
+        return max(visit, key=lambda n: counts[n])          # max keeps the first of equals
 
     # ------------------------------------------------------------------ replay
     def update_member(self, new: ConsumerGroupMember) -> None:

@@ -529,7 +529,9 @@ class ConsumerGroupHeartbeat:
                 f"{member.member_id}.")
         if r.member_epoch == LEAVE_GROUP_MEMBER_EPOCH:
             return self._fence(group, member, response)
-        leaving = replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, partitions_pending_revocation={})
+        # it keeps its partitions (epochs reset to 0) until it comes back or its session expires
+        leaving = replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, partitions_pending_revocation={},
+                          assigned_partitions={t: dict.fromkeys(ps, 0) for t, ps in member.assigned_partitions.items()})
         return CoordinatorResult([current_assignment_record(group.group_id, leaving)],
                                  ConsumerGroupHeartbeatResponse(member_id=member.member_id,
                                                                 member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH))
