@@ -58,7 +58,7 @@ class IllegalStateException(KafkaException):
         return "java.lang.IllegalStateException"
 
 
-# The order in which Kafka's hash tables of assignor names visit the built-in ones (it decides ties).
+# The order in which Kafka's hash tables of assignor names usually visit the built-in ones (ties).
 ASSIGNOR_VISIT_ORDER = ("uniform", "range")
 
 
@@ -146,9 +146,9 @@ class ConsumerGroup:
     def preferred_server_assignor(self, members: dict[str, ConsumerGroupMember]) -> str | None:
         """The assignor most members ask for; None if none asks.
 
-        Kafka counts the names in hash tables and keeps the first maximum it visits; for the two
-        built-in names the tables visit ``uniform`` before ``range`` (`ASSIGNOR_VISIT_ORDER`), so
-        a tie goes to ``uniform``.
+        Kafka counts the names in hash tables and keeps the first maximum it visits, which for
+        the two built-in names is usually ``uniform`` (it depends on the tables' history); here a
+        tie always goes to ``uniform`` (`ASSIGNOR_VISIT_ORDER`).
         """
         counts: dict[str, int] = {}
         for m in members.values():
