@@ -61,8 +61,9 @@ expressions are resolved synchronously against the topics image (Kafka
 resolves them in the background and records them as
 ``ConsumerGroupRegularExpression``) with Python's ``re`` in full-match mode
 (Kafka uses RE2/J); the metadata hash is recomputed on every heartbeat
-(Kafka: at most every ``group.consumer.metadata.refresh.interval.ms``); no
-classic-protocol members, online upgrade/downgrade or per-group configs.
+(Kafka: when a subscription changes or a metadata update touches a subscribed
+topic -- the same outcome); no classic-protocol members, online
+upgrade/downgrade or per-group configs.
 """
 
 from __future__ import annotations
@@ -356,7 +357,7 @@ class ConsumerGroupHeartbeat:
             rebalance_timeout_ms=(r.rebalance_timeout_ms if r.rebalance_timeout_ms != -1
                                   else member.rebalance_timeout_ms),
             server_assignor_name=r.server_assignor if r.server_assignor is not None else member.server_assignor_name,
-            subscribed_topic_names=(tuple(sorted(set(r.subscribed_topic_names)))
+            subscribed_topic_names=(tuple(sorted(set(r.subscribed_topic_names)))   # a set; written sorted
                                     if r.subscribed_topic_names is not None else member.subscribed_topic_names),
             subscribed_topic_regex=(r.subscribed_topic_regex if r.subscribed_topic_regex is not None
                                     else member.subscribed_topic_regex),
