@@ -63,6 +63,9 @@ class MemberSubscriptionAndAssignment:
     assignment: Assignment = field(default_factory=dict)   # the member's current target
     instance_id: str | None = None
     rack_id: str | None = None
+    # The ids in the order Kafka meets them (its hash set of topic *names*); it only decides
+    # between topic ids that share a hash bucket.  Empty: sorted.
+    topic_id_order: tuple[Uuid, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,11 +92,18 @@ def java_member_order(member_ids) -> list[str]:
     return hashmap_order(sorted(member_ids))
 
 
-def java_topic_order(topic_ids, copied: bool = False) -> list[Uuid]:
-    """A ``HashMap``/``HashSet`` of topic ids (``copied``: built by ``new HashSet<>(collection)``)."""
-    ids = sorted(topic_ids)
+def java_topic_order(topic_ids, copied: bool = False, inserted: tuple[Uuid, ...] = ()) -> list[Uuid]:
+    """A ``HashMap``/``HashSet`` of topic ids (``copied``: built by ``new HashSet<>(collection)``),
+    filled in the order ``inserted`` (then sorted for the rest)."""
+    ids = [t for t in inserted if t in topic_ids] + sorted(set(topic_ids) - set(inserted))
     capacity = max(int(len(ids) / 0.75) + 1, 16) if copied else 16
     return hashmap_order(ids, key_hash=uuid_hash_code, initial_capacity=capacity)
+
+
+def java_name_order(names) -> list[str]:
+    """A ``new HashSet<>(list)`` of topic names, as a member's subscription holds them."""
+    unique = sorted(set(names))
+    return hashmap_order(unique, initial_capacity=max(int(len(unique) / 0.75) + 1, 16))
 
 
 def java_partition_order(partitions) -> list[int]:

@@ -39,7 +39,8 @@ from minikafka.coordinator.consumer_group_records import (
     ConsumerGroupTargetAssignmentMetadataKey, ConsumerGroupTargetAssignmentMetadataValue,
 )
 from minikafka.coordinator.partition_assignor import (
-    GroupSpec, MemberSubscriptionAndAssignment, PartitionAssignor, java_member_order, subscription_type,
+    GroupSpec, MemberSubscriptionAndAssignment, PartitionAssignor, java_member_order, java_name_order,
+    subscription_type,
 )
 from minikafka.coordinator.topic_metadata import TopicsImage
 
@@ -95,15 +96,17 @@ class TargetAssignmentBuilder:
         self._updated[member_id] = None
         return self
 
-    def _topic_ids(self, member: ConsumerGroupMember) -> frozenset:
-        names = set(member.subscribed_topic_names)
+    def _topic_ids(self, member: ConsumerGroupMember) -> tuple:
+        """The subscribed topic ids, in the order Kafka walks the member's set of names."""
+        names = java_name_order(member.subscribed_topic_names)
         if member.subscribed_topic_regex:
-            names.update(self.resolve_regex(member.subscribed_topic_regex))
-        return frozenset(t.topic_id for t in (self.topics.by_name(n) for n in names) if t is not None)
+            names += [n for n in sorted(self.resolve_regex(member.subscribed_topic_regex)) if n not in names]
+        return tuple(dict.fromkeys(t.topic_id for t in (self.topics.by_name(n) for n in names) if t is not None))
 
     def _spec(self, member: ConsumerGroupMember, assignment: Assignment) -> MemberSubscriptionAndAssignment:
-        return MemberSubscriptionAndAssignment(self._topic_ids(member), assignment,
-                                               member.instance_id, member.rack_id)
+        ids = self._topic_ids(member)
+        return MemberSubscriptionAndAssignment(frozenset(ids), assignment, member.instance_id, member.rack_id,
+                                               topic_id_order=ids)
 
     def build(self, now_ms: int) -> TargetAssignmentResult:
         specs = {m_id: self._spec(m, self.target_assignment.get(m_id, {})) for m_id, m in self.members.items()}
