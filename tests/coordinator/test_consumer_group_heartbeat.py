@@ -439,3 +439,20 @@ def test_topic_ids_are_uuids_in_the_records():
               if isinstance(decode_record(k, v).key, ConsumerGroupTargetAssignmentMemberKey)][-1]
     assert record.value.topic_partitions == ((ORDERS, tuple(range(12))),)
     assert isinstance(record.value.topic_partitions[0][0], Uuid)
+
+
+def test_failover_in_the_middle_of_a_revocation_rearms_the_timers():
+    sim = stable_group("a")
+    sim.add(Client("b"))
+    sim.advance(1000)
+    sim.heartbeat(sim.clients["b"])             # the new target is computed
+    sim.heartbeat(sim.clients["a"])             # a is asked to revoke
+    assert sim.group.members["a-id"].state is MemberState.UNREVOKED_PARTITIONS
+    sim.failover()                              # a new coordinator replays the log
+    epoch = sim.group.members["a-id"].member_epoch
+    assert sim.timers[("rebalance", GROUP, "a-id")] == (sim.now + 2000, epoch)
+    assert sim.timers[("session", GROUP, "b-id")][0] == sim.now + CONFIG.consumer_group_session_timeout_ms
+    for _ in range(3):                          # a finishes revoking on the new coordinator
+        sim.round()
+    sim.check_stable_and_complete()
+    assert ("rebalance", GROUP, "a-id") not in sim.timers
