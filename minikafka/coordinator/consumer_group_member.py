@@ -90,15 +90,8 @@ class ConsumerGroupMember:
     def is_reconciled_to(self, target_assignment_epoch: int) -> bool:
         return self.state is MemberState.STABLE and self.member_epoch == target_assignment_epoch
 
-    def assigned(self) -> Assignment:
-        """The assigned partitions without their epochs."""
-        return {t: frozenset(p) for t, p in self.assigned_partitions.items()}
-
     def owned_partitions(self) -> set[tuple[Uuid, int]]:
         """Every partition the member may still be consuming: assigned plus pending revocation."""
         owned = {(t, p) for t, ps in self.assigned_partitions.items() for p in ps}
         owned |= {(t, p) for t, ps in self.partitions_pending_revocation.items() for p in ps}
         return owned
-
-    def subscribes_to_anything(self) -> bool:
-        return bool(self.subscribed_topic_names) or bool(self.subscribed_topic_regex)
