@@ -8,6 +8,7 @@ Timers are the coordinator's `TimerChange` requests, fired by ``advance``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from minikafka.common.errors import Errors
@@ -194,10 +195,13 @@ class Sim:
         running = [c for c in self.clients.values() if c.running and c.epoch > 0]
         if not running:
             return
-        subscribed = set()
+        subscribed = set()                         # as the coordinator holds them: names and regex
         for c in running:
-            subscribed |= set(c.topics) if c.regex is None else {
-                t.name for t in self.image.topics if __import__("re").fullmatch(c.regex, t.name)}
+            member = group.members[c.member_id]
+            subscribed |= set(member.subscribed_topic_names)
+            if member.subscribed_topic_regex:
+                subscribed |= {t.name for t in self.image.topics
+                               if re.fullmatch(member.subscribed_topic_regex, t.name)}
         expected = {(t.topic_id, p) for t in self.image.topics if t.name in subscribed
                     for p in range(t.num_partitions)}
         assert set(self.running_owners()) == expected

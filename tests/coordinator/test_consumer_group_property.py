@@ -16,6 +16,7 @@ from tests.coordinator.consumer_group_sim import GROUP, ORDERS, PAYMENTS, Client
 from minikafka.coordinator.consumer_group_heartbeat import ConsumerGroupHeartbeatRequest as Req
 
 SUBSCRIPTIONS = [("orders",), ("orders",), ("orders", "payments"), ("payments",)]
+REGEXES = ["(orders|payments)", "ord.*", "nothing-.*"]
 
 
 def run(seed: int, steps: int = 60) -> Sim:
@@ -27,7 +28,8 @@ def run(seed: int, steps: int = 60) -> Sim:
 
     def new_client(instance_id=None) -> Client:
         topics = ("orders",) if homogeneous else rng.choice(SUBSCRIPTIONS)
-        return Client(next(names), topics=topics, instance_id=instance_id, assignor=assignor)
+        regex = None if homogeneous or rng.random() < 0.8 else rng.choice(REGEXES)
+        return Client(next(names), topics=topics, regex=regex, instance_id=instance_id, assignor=assignor)
 
     def running():
         return [c for c in sim.clients.values() if c.running]
