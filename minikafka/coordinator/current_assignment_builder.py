@@ -20,6 +20,9 @@ partition, whether some member still owns it, the next step is:
 * a STABLE member already at the target epoch does not move (unless its
   subscription changed: partitions of topics it dropped are revoked at once).
 
+A partition the member itself was revoking and that its new target gives it
+back counts as free (4.3.1).
+
 Only target partitions of topics the member subscribes to *now* count: a
 target computed before it changed its subscription (or inherited from the
 previous incarnation of a static member) may name others, which it neither
@@ -159,7 +162,9 @@ class CurrentAssignmentBuilder:
             keep = {p: e for p, e in current.items() if p in target}
             revoke = {p: e for p, e in current.items() if p not in target}
             pending = {p for p in target if p not in keep}
-            free = {p for p in pending if self.partition_epoch(topic_id, p) == -1}
+            own_revoking = m.partitions_pending_revocation.get(topic_id, {})
+            free = {p for p in pending                  # nobody owns it, or only this member (revoking)
+                    if self.partition_epoch(topic_id, p) == -1 or p in own_revoking}
             unreleased = unreleased or free != pending
             if keep:
                 kept[topic_id] = keep

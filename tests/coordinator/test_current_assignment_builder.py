@@ -102,3 +102,9 @@ def test_target_partitions_of_topics_no_longer_subscribed_are_ignored():
     new = (CurrentAssignmentBuilder(m).with_target_assignment(11, {T1: frozenset({0}), T2: frozenset({1})})
            .with_owned_topic_partitions([]).with_subscribed_topic_ids(frozenset({T1})).build())
     assert (new.state, new.member_epoch, new.assigned_partitions) == (S, 11, {T1: {0: 11}})
+
+
+def test_a_partition_given_back_while_the_member_was_revoking_it_is_free():
+    m = member(state=UNREVOKED, assigned={}, pending={T1: {4: 10, 7: 10}})
+    new = step(m, 12, {T1: {7}}, owned=[], taken={(T1, 4), (T1, 7)})   # both still "owned" by m itself
+    assert (new.state, new.member_epoch, new.assigned_partitions) == (S, 12, {T1: {7: 12}})
