@@ -58,7 +58,7 @@ class IllegalStateException(KafkaException):
         return "java.lang.IllegalStateException"
 
 
-# The order in which Kafka's hash tables of assignor names usually visit the built-in ones (ties).
+# The order in which Kafka's hash tables of assignor names visit the built-in ones (ties).
 ASSIGNOR_VISIT_ORDER = ("uniform", "range")
 
 
@@ -143,22 +143,35 @@ class ConsumerGroup:
                 names.update(resolve_regex(m.subscribed_topic_regex))
         return names
 
-    def preferred_server_assignor(self, members: dict[str, ConsumerGroupMember]) -> str | None:
-        """The assignor most members ask for; None if none asks.
+    def preferred_server_assignor(self, old: ConsumerGroupMember | None,
+                                  new: ConsumerGroupMember | None) -> str | None:
+        """The assignor most members ask for once ``old`` becomes ``new``; None if none asks.
 
-        Kafka counts the names in hash tables and keeps the first maximum it visits, which for
-        the two built-in names is usually ``uniform`` (it depends on the tables' history); here a
-        tie always goes to ``uniform`` (`ASSIGNOR_VISIT_ORDER`).
+        A tie goes to the name Kafka visits first.  Kafka copies its per-name counts into a
+        hash map (the built-in names share a bucket, ``uniform`` first: `ASSIGNOR_VISIT_ORDER`),
+        takes the heartbeating member's old name out (dropped at 0) and puts its new one in --
+        a name put back in goes to the front of its bucket -- and keeps the first maximum.
         """
         counts: dict[str, int] = {}
-        for m in members.values():
+        for m in self.members.values():
             if m.server_assignor_name is not None:
                 counts[m.server_assignor_name] = counts.get(m.server_assignor_name, 0) + 1
-        if not counts:
-            return None
-        visit = sorted(counts, key=lambda n: (ASSIGNOR_VISIT_ORDER.index(n) if n in ASSIGNOR_VISIT_ORDER
+        order = sorted(counts, key=lambda n: (ASSIGNOR_VISIT_ORDER.index(n) if n in ASSIGNOR_VISIT_ORDER
                                               else len(ASSIGNOR_VISIT_ORDER), n))
-        return max(visit, key=lambda n: counts[n])          # max keeps the first of equals
+        if old is not None and old.server_assignor_name in counts:
+            name = old.server_assignor_name
+            counts[name] -= 1
+            if counts[name] == 0:
+                del counts[name]
+                order.remove(name)
+        if new is not None and new.server_assignor_name is not None:
+            name = new.server_assignor_name
+            if name not in counts:
+                order.insert(0, name)
+            counts[name] = counts.get(name, 0) + 1
+        if not order:
+            return None
+        return max(order, key=lambda n: counts[n])          # max keeps the first of equals
 
     # ------------------------------------------------------------------ replay
     def update_member(self, new: ConsumerGroupMember) -> None:

@@ -380,7 +380,7 @@ class ConsumerGroupHeartbeat:
         # 2. the target assignment (at most once per group.consumer.assignment.interval.ms)
         if group_epoch > group.target_assignment_epoch and can_compute_next_target_assignment(
                 group.target_assignment_timestamp, self.config.consumer_group_assignment_interval_ms, now_ms):
-            target = self._update_target_assignment(group, group_epoch, updated, replaced, now_ms, records)
+            target = self._update_target_assignment(group, group_epoch, member, updated, replaced, now_ms, records)
             target_epoch = group_epoch
         else:
             target_epoch = group.target_assignment_epoch
@@ -472,12 +472,10 @@ class ConsumerGroupHeartbeat:
             records.append(ConsumerGroupRecord(ConsumerGroupPartitionMetadataKey(group.group_id), None))
         return epoch
 
-    def _update_target_assignment(self, group: ConsumerGroup, group_epoch: int, updated: ConsumerGroupMember,
-                                  replaced: str | None, now_ms: int,
+    def _update_target_assignment(self, group: ConsumerGroup, group_epoch: int, member: ConsumerGroupMember,
+                                  updated: ConsumerGroupMember, replaced: str | None, now_ms: int,
                                   records: list[ConsumerGroupRecord]) -> Assignment:
-        members_after = {m_id: m for m_id, m in group.members.items() if m_id != replaced}
-        members_after[updated.member_id] = updated
-        name = group.preferred_server_assignor(members_after) or self.default_assignor
+        name = group.preferred_server_assignor(member, updated) or self.default_assignor
         builder = (TargetAssignmentBuilder(group.group_id, group_epoch, self.assignors[name], self.topics(),
                                            self._resolve_regex)
                    .with_members(group.members).with_static_members(group.static_members)
