@@ -51,12 +51,14 @@ Mirrors the consumer-group paths of Kafka's ``GroupMetadataManager``
 the session and rebalance timers, replay of the consumer-group records) and
 the request validation of ``GroupCoordinatorService``
 (throwIfConsumerGroupHeartbeatRequestIsInvalid).  Driven side by side with
-4.3.1's own ``GroupMetadataManager`` through 40 seeded random histories of
-joins, heartbeats, leaves and static leaves/returns, 31 wrote the same
-records (the metadata hash aside) and gave the same answers throughout; the
-others parted at a heterogeneous rebalance or an assignor tie (see the
-assignors).  Partitions inside a current-assignment record are written in
-sorted order (Kafka: its hash maps' order).  Simplified: regular
+4.3.1's own ``GroupMetadataManager`` through 120 seeded random histories (40
+to 120 requests each: joins with and without a requested assignor, heartbeats,
+leaves, static leaves and returns, time passing), 119 wrote the same records
+and gave the same answers throughout, up to three things: the metadata hash
+value, the order of partitions inside assignment records (sorted here; Kafka
+writes its hash maps' order) and the order of the target-assignment records of
+two member ids that share a hash bucket (Kafka: the order they entered its
+hash table).  Simplified: regular
 expressions are resolved synchronously against the topics image (Kafka
 resolves them in the background and records them as
 ``ConsumerGroupRegularExpression``) with Python's ``re`` in full-match mode
