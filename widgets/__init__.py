@@ -28,6 +28,9 @@ Widgets (ipywidgets; safe to update from the cluster's thread):
   as an HTML fragment; its broker states are what an operator observes, and
   `probe_text(snapshot)` lists the observations behind them (is the process
   listed, is the broker fenced, does a request to its port get an answer);
+* `SimClock(cluster)`: a simulated cluster's virtual time, running by itself
+  while the row is on screen (speed buttons, pause); the views of a
+  simulated cluster show one (`widgets.sim_clock`);
 * `ReplicaView(cluster, topic, partition)`: one partition's replicas side by
   side (log end offset, high watermark, ISR), live; `replica_table(snapshot,
   topic, partition)` is the same table as text.
@@ -70,6 +73,7 @@ from widgets.quorum_stepper_view import QuorumStepperView
 from widgets.prediction import Prediction
 from widgets.progress_view import progress_report
 from widgets.replica_view import ReplicaView, replica_table
+from widgets.sim_clock import SimClock
 from widgets.task import Task
 from widgets.teacher_view import TeacherView, teacher_html
 from widgets.render import (DOT_MISSING_MESSAGE, TopologyDiagram, dot_available,
@@ -90,6 +94,7 @@ __all__ = [
     "QuorumStepperError",
     "QuorumStepperView",
     "ReplicaView",
+    "SimClock",
     "Task",
     "TeacherView",
     "TopologyDiagram",

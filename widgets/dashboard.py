@@ -29,16 +29,29 @@ partitions, brokers alive) and per-broker disk, partition and leader counts
 ``refresh_s`` seconds.  ``dashboard.operator_text()`` gives that view as
 stable text.
 
+On a simulated cluster a `SimClock` row sits on top (``sim_clock=False``
+leaves it out): while the dashboard is on screen virtual time runs by itself,
+so a kill plays out (fencing, a new leader) as on a live cluster.
+
 Every part follows JupyterLab's light or dark theme (`widgets.theme`).
 
 Its still picture (`widgets.still`) is its parts' pictures, laid out as on
 screen: the diagram beside the event log, the operator's tiles under them;
 when the cluster stops it freezes with them, keeping the last state.
 Its ``repr`` is as deterministic as its parts' (nbval compares it).
+
+One live dashboard per cluster: clicking a widget moves JupyterLab's active
+cell to the widget's cell, so the next Shift+Enter runs ``Dashboard(cluster)``
+again.  A new dashboard therefore freezes the older live one of the same
+cluster (its still picture stays, captioned `REPLACED`, and it stops
+listening to the cluster's events).  A module-level table maps ``id(cluster)``
+to a weak reference to the newest dashboard (a dashboard nobody holds can
+still go away; the cluster itself is compared too, since ids are reused).
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -46,10 +59,25 @@ import ipywidgets
 
 from widgets.failure_panel import FailurePanel
 from widgets.operator_view import OperatorView
+from widgets.sim_clock import sim_clock_for
 from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture
 from widgets.theme import style_widget
 from widgets.topology_model import DEFAULT_MAX_PARTITIONS
 from widgets.topology_view import TopologyView
+
+REPLACED = "A newer dashboard of this cluster replaced this one: this is its last picture."
+
+_NEWEST: dict[int, weakref.ref] = {}     # id(cluster) -> the newest dashboard of that cluster
+
+
+def _replace_older(dashboard: "Dashboard") -> None:
+    """Make ``dashboard`` the cluster's newest; freeze the one it replaces, if still live."""
+    cluster = dashboard._cluster
+    held = _NEWEST.get(id(cluster))
+    older = held() if held is not None else None
+    _NEWEST[id(cluster)] = weakref.ref(dashboard)
+    if older is not None and older is not dashboard and older._cluster is cluster:
+        older.freeze(REPLACED)
 
 
 COLUMN_WIDTH = "30em"          # the buttons and the event log beside the diagram
@@ -63,15 +91,19 @@ class Dashboard(ipywidgets.VBox):
                  show_internal: bool = False, max_partitions: int = DEFAULT_MAX_PARTITIONS,
                  offsets: bool = False, min_interval_s: float = 0.1, history: int = 20,
                  operator: bool = False, refresh_s: float | None = 1.0,
-                 operator_open: bool = False):
+                 operator_open: bool = False, sim_clock: bool = True):
         self._cluster = cluster
+        # simulated clusters only: virtual time runs while shown (widgets/sim_clock.py)
+        self.sim_clock = sim_clock_for(cluster) if sim_clock else None
         self.operator: OperatorView | None = None
         if operator:
-            self.operator = OperatorView(cluster, refresh_s=refresh_s, min_interval_s=min_interval_s)
+            self.operator = OperatorView(cluster, refresh_s=refresh_s, min_interval_s=min_interval_s,
+                                         sim_clock=False)
         self.view = TopologyView(cluster, topics=topics, show_internal=show_internal,
                                  max_partitions=max_partitions, offsets=offsets,
                                  min_interval_s=min_interval_s, compact=True)
-        self.panel = FailurePanel(cluster, history=history, compact=True, log_height="16em")
+        self.panel = FailurePanel(cluster, history=history, compact=True, log_height="16em",
+                                  sim_clock=False)
         # the diagram takes what the column leaves, but no more than its natural width, so
         # on a wide screen the column stays beside it
         self.view.layout = ipywidgets.Layout(flex="1 1 22em", min_width="0", width="auto",
@@ -81,7 +113,9 @@ class Dashboard(ipywidgets.VBox):
         row = ipywidgets.HBox([self.view, self.panel], layout=ipywidgets.Layout(
             width="100%", flex_flow="row wrap", align_items="flex-start"))
         row.add_class("minikafka-compact")
-        parts: list[ipywidgets.Widget] = [style_widget(), row]
+        parts: list[ipywidgets.Widget] = [style_widget()]
+        parts += [self.sim_clock] if self.sim_clock is not None else []
+        parts.append(row)
         self.operator_section: ipywidgets.Accordion | None = None
         if self.operator is not None:
             self.operator_section = ipywidgets.Accordion(
@@ -93,6 +127,7 @@ class Dashboard(ipywidgets.VBox):
                                   self.picture, lambda: repr(self))
         self._unsubscribe_stop = cluster.events.subscribe_stop(
             lambda: self.freeze(CLUSTER_STOPPED))
+        _replace_older(self)
 
     @property
     def buttons(self) -> dict:
@@ -122,7 +157,7 @@ class Dashboard(ipywidgets.VBox):
         if self.still.frozen:
             return
         self._unsubscribe_stop()
-        for part in (self.operator, self.view, self.panel):
+        for part in (self.sim_clock, self.operator, self.view, self.panel):
             if part is not None:
                 part.freeze(caption)
         self.still.freeze(caption)
@@ -131,8 +166,8 @@ class Dashboard(ipywidgets.VBox):
         # Widget.__del__ calls close(), also on a Dashboard whose __init__ failed.
         if getattr(self, "still", None) is not None:
             self.freeze(CLOSED)
-        for part in (getattr(self, "operator", None), getattr(self, "view", None),
-                     getattr(self, "panel", None)):
+        for part in (getattr(self, "sim_clock", None), getattr(self, "operator", None),
+                     getattr(self, "view", None), getattr(self, "panel", None)):
             if part is not None:
                 part.close()
         super().close()

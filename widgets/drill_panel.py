@@ -26,6 +26,27 @@ drill's own API, so the panel and a headless script grade the same way:
   (alive, fenced, not responding, dead), where the dashboard's diagram names
   the sandbox's own fault (paused, isolated) and would give the answer away.
 
+The drill's run owns the cluster until it has played: before **Lock and
+run** (or **Run the drill**) the dashboard's fault buttons are closed (its
+panel's gate, `FailurePanel.set_gate`), disabled with a tooltip, and a press
+that comes anyway is refused with one line in its status area, so a Kill
+pressed too early cannot spoil the scenario.  If the run fails anyway, the
+drill stops its cluster; the panel waits for the run to end, shows the
+failure in one line under the story, and freezes with a caption saying the
+drill is over and how to start it again.  Any other error of a control is
+one line in the status area too, never a traceback.
+
+On a simulated cluster the panel also shows a `SimClock` row (the
+dashboard's own is left out): virtual time that runs by itself while the
+panel is on screen, so after the run a kill plays out (fencing, a new
+leader) as on a live cluster, and a fix drill's repair takes effect without
+code.  It waits for the run: before *Lock and run* / *Run the drill* the
+scene stays as it was set up (every learner with the same seed plays the
+same run, and what the learner reads in the brief is still true when they
+press the button); the run itself plays in virtual time on the kernel's
+thread, where the clock cannot step in, so it grades exactly as without the
+clock.  From then on time runs (pause it with ⏸ to study a moment).
+
 Presentation: texts wrap between words, never inside one (JupyterLab's
 output ``<pre>`` would break "Part|itionCount"); the scene's tool output
 (``kafka-topics.sh --describe`` lines, tab-separated) stays a table, one
@@ -34,7 +55,8 @@ the topic line's cells wrap as whole cells (`brief_html`);
 the graded report shows each verdict as its word on a coloured badge,
 right, wrong or no answer (`report_html`, `widgets.theme.verdict_badge`).
 
-``tick_s=None`` stops the clock's thread (tests call `tick` themselves).
+``tick_s=None`` stops the clock's thread and the `SimClock`'s (tests call
+`tick` themselves).
 The ``repr`` is deterministic, for nbval.
 """
 
@@ -48,12 +70,17 @@ from typing import Any, Callable
 import ipywidgets
 
 from minikafka.drills.answer_types import choice_labels
+from widgets.sim_clock import sim_clock_for
 from widgets.still import CLOSED, StillPicture
 from widgets.theme import ERROR_COLOUR, verdict_badge
 
 DRILL_STOPPED = "The drill's cluster was stopped: this is the panel's last picture."
+RUN_FAILED = ("The drill failed while running and stopped its cluster: this is the panel's last "
+              "picture. Start the drill again (drills.start) to play it.")
 
 NO_ANSWER = "(no answer)"
+
+WAITING_FOR_RUN = "time starts when the drill runs"
 
 
 _WRAP = "white-space:pre-wrap;word-break:normal;overflow-wrap:anywhere"
@@ -170,6 +197,10 @@ class DrillPanel(ipywidgets.HBox):
         self.verdict = ipywidgets.HTML()
         self.buttons = self._make_buttons()
         rows = [self._question_row(q) for q in drill.questions]
+        # simulated drills: virtual time runs while shown, once the drill has run (sim_clock.py)
+        # (tick_s=None: no thread for it either; a test drives it with its tick())
+        self.sim_clock = sim_clock_for(drill.cluster, gate=self._time_may_run,
+                                       **({} if tick_s is not None else {"tick_s": None}))
         head = ipywidgets.HTML(f"<b>{html.escape(drill.title)}</b> · {drill.kind} · after lesson "
                                f"{drill.info.lesson} · seed {html.escape(repr(drill.seed))}")
         brief = ipywidgets.HTML(brief_html(drill.scenario.scene()))
@@ -180,7 +211,9 @@ class DrillPanel(ipywidgets.HBox):
         side = ipywidgets.VBox([head, brief, *task, *rows,
                                 ipywidgets.HBox(list(self.buttons.values()),
                                                 layout=ipywidgets.Layout(flex_flow="row wrap")),
-                                self.clock if clock_label else ipywidgets.HTML(), self.status,
+                                self.clock if clock_label else ipywidgets.HTML(),
+                                *([self.sim_clock] if self.sim_clock is not None else []),
+                                self.status,
                                 self.hints, self.story, self.verdict],
                                layout=ipywidgets.Layout(flex="1 1 28em", min_width="24em"))
         self.dashboard = None
@@ -188,18 +221,23 @@ class DrillPanel(ipywidgets.HBox):
         if dashboard and drill.cluster is not None:
             if drill.kind == "diagnose":
                 from widgets.operator_view import OperatorView
-                self.dashboard = OperatorView(drill.cluster)
+                self.dashboard = OperatorView(drill.cluster, sim_clock=False)
             else:
                 from widgets.dashboard import Dashboard
-                self.dashboard = Dashboard(drill.cluster)
+                self.dashboard = Dashboard(drill.cluster, sim_clock=False)
             self.dashboard.layout.flex = "2 1 36em"
             children.append(self.dashboard)
+            panel = getattr(self.dashboard, "panel", None)      # the fault buttons, if any
+            if panel is not None:
+                panel.set_gate(self._fault_gate)
         super().__init__(children=children, layout=ipywidgets.Layout(flex_flow="row wrap",
                                                                      width="100%"))
         self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
                                   self.picture, lambda: repr(self))
-        self._unsubscribe_stop = (drill.cluster.events.subscribe_stop(
-            lambda: self.freeze(DRILL_STOPPED)) if drill.cluster is not None else None)
+        self._running = False               # a run is under way (on the kernel's thread)
+        self._stopped_while_running = False
+        self._unsubscribe_stop = (drill.cluster.events.subscribe_stop(self._cluster_stopped)
+                                  if drill.cluster is not None else None)
         self._stop = threading.Event()
         self._thread = None
         self._refresh()
@@ -248,23 +286,60 @@ class DrillPanel(ipywidgets.HBox):
                                 f"{html.escape(question.text)}")
         return ipywidgets.VBox([label, control])
 
+    def _time_may_run(self) -> str | None:
+        """The `SimClock` gate: virtual time runs by itself only once the drill has run."""
+        return None if self.drill.state in ("ran", "graded") else WAITING_FOR_RUN
+
     # ------------------------------------------------------------------ actions
     def _act(self, description: str, action: Callable[[], Any]) -> None:
         """Call the drill; a refusal is shown in one line, never raised into the kernel."""
+        if self.still.frozen:
+            self.last_error = "This panel's drill is over: its controls no longer act"
+            return
         try:
             action()
-        except self._refused as refusal:
-            self.last_error = str(refusal)
+        except Exception as error:              # one line, never a traceback in a cell
+            text = str(error) if isinstance(error, self._refused) else \
+                f"{description} failed: {type(error).__name__}: {error}"
+            self.last_error = text.splitlines()[0] if text else type(error).__name__
             self.status.value = (f'<span style="color:{ERROR_COLOUR}">'
                                  f"{html.escape(self.last_error)}</span>")
         else:
             self.last_error = None
             self.status.value = ""
+        if self._stopped_while_running:
+            self.freeze(RUN_FAILED)
+            return
         self._refresh()
 
+    def _fault_gate(self) -> str | None:
+        """Why the dashboard's fault buttons are closed now (before the run), or None."""
+        if self.drill.state == "ready":
+            return (f"Press {self.buttons['run'].description} first: the drill's fault must play on "
+                    f"the cluster as the scene left it")
+        return None
+
+    def _cluster_stopped(self) -> None:
+        if self._running:           # the run failed and its drill stopped the cluster:
+            self._stopped_while_running = True      # freeze once the run has said so
+        else:
+            self.freeze(DRILL_STOPPED)
+
     def _run(self) -> None:
+        self.buttons["run"].disabled = True
         self.story.value = "<i>running...</i>"
-        self.story.value = _pre(self.drill.run())
+        self._running = True
+        try:
+            story = self.drill.run()
+        except Exception as error:
+            self.story.value = "<b>The run failed</b>: the drill is over (the reason is below)."
+            raise
+        finally:
+            self._running = False
+        self.story.value = _pre(story)
+        panel = getattr(self.dashboard, "panel", None)
+        if panel is not None:
+            panel.refresh()         # the gate has opened: the fault buttons follow the cluster
 
     def _check(self) -> None:
         self.verdict.value = _pre(self.drill.check())
@@ -335,6 +410,8 @@ class DrillPanel(ipywidgets.HBox):
         if self._unsubscribe_stop is not None:
             self._unsubscribe_stop()
         self._stop.set()
+        if self.sim_clock is not None:
+            self.sim_clock.freeze(caption)
         for control in (*self.controls.values(), *self.buttons.values()):
             control.disabled = True
         if self.dashboard is not None:
@@ -352,6 +429,8 @@ class DrillPanel(ipywidgets.HBox):
         dashboard = getattr(self, "dashboard", None)
         if dashboard is not None:
             dashboard.close()
+        if getattr(self, "sim_clock", None) is not None:
+            self.sim_clock.close()
         super().close()
 
     def __repr__(self) -> str:

@@ -42,6 +42,15 @@ short buttons keep their long names where code and tests look for them:
 name ("Kill broker 2: ..."), the status line reports it ("Kill broker 2:
 done"), and each button carries the CSS classes ``minikafka-fault`` and
 ``minikafka-kill-2`` (verb and node id) for a browser test.
+A host widget may close every button for a while with a *gate*
+(`set_gate`): a function returning one line saying why no button may act
+now (a drill before its run), or None.  A gated panel disables its buttons
+with that line as their tooltip, and a press that comes anyway shows the
+line in the status area and calls nothing.
+
+On a simulated cluster a `SimClock` row sits on top (``sim_clock=False``
+leaves it out, as `Dashboard` does for its own panel): while the panel is on
+screen virtual time runs by itself, so a kill plays out.
 
 Names follow the driver: "broker 2", "controller 1001", and "node 1" for a
 combined broker+controller node.
@@ -57,6 +66,7 @@ import ipywidgets
 from minikafka.cluster.faults import APPLIES
 from widgets.event_log_view import EventLogView
 from widgets.redraw import RedrawWorker
+from widgets.sim_clock import sim_clock_for
 from widgets.still import CLOSED, CLUSTER_STOPPED, StillPicture, caption_html
 from widgets.theme import ERROR_COLOUR, muted, style_widget
 
@@ -82,6 +92,7 @@ SHORT_LABELS = {"kill": "Kill", "restart": "Restart", "pause": "Pause", "resume"
 def button_class(verb: str, node_id: int | None) -> str:
     """The CSS class of a compact panel's button: ``minikafka-kill-2``, ``minikafka-heal``."""
     return f"minikafka-{verb}" if node_id is None else f"minikafka-{verb}-{node_id}"
+_HEAL_TOOLTIP = "Remove every network partition: all nodes can talk again"
 
 _REFUSALS = {
     ("kill", "dead"): "{name} is already dead",
@@ -114,9 +125,12 @@ class FailurePanel(ipywidgets.VBox):
     """Fault buttons for every node of ``cluster`` plus its event log."""
 
     def __init__(self, cluster: Any, *, show_log: bool = True, log_beside: bool = False,
-                 history: int = 20, log_height: str = "16em", compact: bool = False):
+                 history: int = 20, log_height: str = "16em", compact: bool = False,
+                 sim_clock: bool = True):
         self._cluster = cluster
         self.compact = compact
+        # simulated clusters only: virtual time runs while shown (widgets/sim_clock.py)
+        self.sim_clock = sim_clock_for(cluster) if sim_clock else None
         brokers, controllers = set(cluster.broker_ids), set(cluster.controller_ids)
         # Brokers first (what most lessons break), then dedicated controllers.
         self.node_ids = sorted(brokers) + sorted(controllers - brokers)
@@ -124,9 +138,9 @@ class FailurePanel(ipywidgets.VBox):
         self.status = ipywidgets.HTML()             # result of the last button, in words
         self.last_error: str | None = None          # the last verb's error message, if it failed
         self._long: dict[tuple[str, int | None], str] = {}   # key -> "Kill broker 2"
+        self._gate: Callable[[], str | None] | None = None   # see set_gate
         rows = [self._node_row(n, node_name(n, brokers, controllers)) for n in self.node_ids]
-        heal = self._button(("heal", None), HEAL_DESCRIPTION,
-                            "Remove every network partition: all nodes can talk again",
+        heal = self._button(("heal", None), HEAL_DESCRIPTION, _HEAL_TOOLTIP,
                             "info", lambda: cluster.heal())
         self.event_log: EventLogView | None = None
         if show_log:
@@ -146,6 +160,8 @@ class FailurePanel(ipywidgets.VBox):
                 children = [ipywidgets.HBox([controls, log_box])] if log_beside \
                     else [controls, log_box]
             children.append(style_widget())
+        if self.sim_clock is not None:
+            children = [self.sim_clock, *children]
         super().__init__(children=children)
         self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
                                   self.picture, lambda: repr(self))
@@ -181,11 +197,30 @@ class FailurePanel(ipywidgets.VBox):
     def _tooltip(self, key: tuple[str, int | None], text: str) -> str:
         """Compact buttons show one word, so their tooltip starts with the long name."""
         return f"{self._long[key]}: {text}" if self.compact else text
+    def set_gate(self, gate: Callable[[], str | None] | None) -> None:
+        """Close every button while ``gate()`` returns a reason (one line); None opens them
+        again.  Call `refresh` when the gate's answer may have changed without a cluster event."""
+        self._gate = gate
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the buttons' states (on the panel's worker thread)."""
+        self._worker.request()
+
+    def _closed_by_gate(self) -> str | None:
+        return self._gate() if self._gate is not None else None
 
     def _update_buttons(self) -> None:
         """Enable exactly the buttons whose verb applies to its node now (tooltips say why not)."""
         if self.still.frozen:
             return
+        closed = self._closed_by_gate()
+        if closed is not None:
+            for key, button in self.buttons.items():
+                button.disabled, button.tooltip = True, self._tooltip(key, closed)
+            return
+        heal = self.buttons[("heal", None)]
+        heal.disabled, heal.tooltip = False, self._tooltip(("heal", None), _HEAL_TOOLTIP)
         snapshot = self._cluster.snapshot()
         for node_id, name in self._names.items():
             node = snapshot.node(node_id)
@@ -227,7 +262,14 @@ class FailurePanel(ipywidgets.VBox):
 
     def _run(self, description: str, action: Callable[[], Any]) -> None:
         """Call the verb; show its error in the panel instead of raising it."""
+        if self.still.frozen:           # a press from code after the freeze: one line, no verb
+            self.last_error = f"{description} not done: this panel is frozen. {self.still.caption}"
+            self.status.value = html.escape(self.last_error)
+            return
         try:
+            closed = self._closed_by_gate()
+            if closed is not None:
+                raise RuntimeError(closed)
             action()
         except Exception as exc:      # shown to the learner, never raised into the kernel
             self.last_error = f"{description} failed: {str(exc) or type(exc).__name__}"
@@ -263,6 +305,8 @@ class FailurePanel(ipywidgets.VBox):
         worker = getattr(self, "_worker", None)
         if worker is not None:
             worker.close()
+        if getattr(self, "sim_clock", None) is not None:
+            self.sim_clock.freeze(caption)
         self.still.freeze(caption)      # before the buttons: a last update must not re-enable them
         for button in self.buttons.values():
             button.disabled = True
@@ -277,6 +321,8 @@ class FailurePanel(ipywidgets.VBox):
         event_log = getattr(self, "event_log", None)     # absent if __init__ failed
         if event_log is not None:
             event_log.close()
+        if getattr(self, "sim_clock", None) is not None:
+            self.sim_clock.close()
         super().close()
 
     def __repr__(self) -> str:

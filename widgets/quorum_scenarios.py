@@ -23,6 +23,9 @@ computed from the stepper -- never hard-coded.
 
 `settle(stepper)` runs until every reachable controller follows one leader
 and has everything committed (or a time limit passes).
+`one_follower_cut_off(stepper)` reaches the state a lesson's cell needs after
+the learner's buttons may have changed things: a leader and exactly one
+other controller cut off; it keeps the learner's cut when there is one.
 """
 
 from __future__ import annotations
@@ -57,6 +60,26 @@ def _settled(stepper: QuorumStepper) -> bool:
     return all(row["leader"] == leader and row["epoch"] == top["epoch"]
                and row["high_watermark"] == top["log_end_offset"]
                for node_id, row in state.items() if node_id not in isolated)
+
+
+def one_follower_cut_off(stepper: QuorumStepper) -> tuple[int, int]:
+    """(leader, cut-off controller): a leader a majority follows, and exactly one other
+    controller cut off from the rest.  When exactly one controller is cut off already it stays
+    so (if it was the leader, the others elect a new one); otherwise the network is healed and
+    the highest-numbered follower is cut off, and one printed line says so."""
+    if len(stepper.isolated) == 1:
+        leader = stepper.run_until_leader()
+        if leader is not None and leader != stepper.isolated[0]:
+            return leader, stepper.isolated[0]
+    stepper.heal()
+    leader = stepper.run_until_leader()
+    if leader is None:
+        raise RuntimeError("no leader was elected with every controller reachable")
+    cut_off = max(n for n in stepper.node_ids if n != leader)
+    stepper.isolate(cut_off)
+    print(f"(The stepper was no longer one follower cut off: healed, leader {leader}, "
+          f"controller {cut_off} cut off again.)")
+    return leader, cut_off
 
 
 def first_election(stepper: QuorumStepper) -> dict[str, Any]:

@@ -12,18 +12,29 @@ controllers.  Nothing is live: no thread, no socket, no wall clock.
 
 Each control is one entry of the driver's control list and one entry of the
 timeline (``history``): ``step`` delivers the next message or fires the next
-timer, ``deliver(i)`` lets message ``i`` of the queue overtake the others,
-``drop_next`` loses the next message, ``timeout(node)`` makes that
-controller's election (or fetch) timer run out now, ``isolate``/``heal``
-partition the network, ``append`` hands a record to the leader.  After each
-control the timeline notes, indented, what it changed on every controller
-(role, epoch, vote, leader, log end offset, high watermark), the engine's
-events (elections, resignations, truncations) and messages the network lost.
+timer, ``next_event`` steps over routine ``Fetch`` traffic and quiet timers to
+the next step that matters (the table is `widgets.quorum_stepper_next.MATTERS`;
+each step it takes is a control of its own), ``deliver(i)`` lets message
+``i`` of the queue overtake the others, ``drop_next`` loses the next
+message, ``timeout(node)`` makes that controller's election (or fetch) timer
+run out now, ``isolate``/``heal`` partition the network, ``append`` hands a
+record to the leader.  After each control the timeline notes, indented,
+what it changed on every controller (role, epoch, vote, leader, log end
+offset, high watermark), the engine's events (elections, resignations,
+truncations) and messages the network lost.
 
 ``back`` rebuilds the quorum from the seed and replays every control but the
 last: same seed and same controls give the same run, so going back is exact.
+``back()`` after ``next_event()`` undoes its last step, the event that
+mattered, and leaves the routine steps before it.
 
-Bad input (an unknown controller, a wrong type, a closed stepper) raises
+Verbs that reach a state do nothing when the state is already there, and
+say so: ``run_until_leader()`` returns a leader that a majority can reach at
+once, without stepping; ``isolate(n)`` of an isolated controller and
+``heal()`` of a whole network return a `Note` saying so instead of acting
+(``isolate``/``heal`` always return a `Note`, the line of what they did).
+Bad input (an unknown controller, a wrong type, a closed stepper, a control
+that cannot act, such as ``timeout`` of the leader) raises
 `QuorumStepperError`: one line in Kafka's terms, no traceback in a notebook,
 and nothing changes.
 
@@ -51,6 +62,8 @@ from minikafka.raft.replicated_log import MemoryReplicatedLog
 from minikafka.raft.quorum_state_store import MemoryQuorumStateStore
 from minikafka.runtime.events import ClusterEvent, EventLog
 from minikafka.timing import KAFKA
+from widgets.quorum_stepper_next import (NEXT_EVENT_LIMIT_MS, NEXT_EVENT_MAX_STEPS, NextEvent,
+                                         bound_text, landed_text, matters)
 from widgets.quorum_stepper_state import QuorumStepperReadings
 from widgets.quorum_stepper_text import change_line, describe_message, headline, seconds, start_line
 
@@ -67,6 +80,21 @@ class QuorumStepperError(ValueError):
 
     def _render_traceback_(self) -> list[str]:
         return [f"{type(self).__name__}: {self}"]
+
+
+class Note(str):
+    """What a verb did (or why it had nothing to do), one line that displays as itself."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _step_name(happening: Any) -> str:
+    """A step's name in the `MATTERS` table: a message's API, a timer's name."""
+    if happening.kind == MESSAGE:
+        return type(happening.envelope.body).__name__.removesuffix("Response") \
+            .removesuffix("Request")
+    return happening.text.split("timer: ", 1)[-1]
 
 
 def _is_int(value: Any) -> bool:
@@ -96,6 +124,7 @@ class QuorumStepper(QuorumStepperReadings):
     def _rebuild(self, controls: tuple) -> None:
         """A fresh quorum with ``controls`` applied; the timeline is regenerated with it."""
         self._events: list[ClusterEvent] = []      # engine events of the control being applied
+        self._last_changed = False                 # did the last control change a controller?
         self._driver = self._build()
         self._lines = [self._start_line()]
         self._marks = [1]                          # len(_lines) after each control
@@ -151,8 +180,10 @@ class QuorumStepper(QuorumStepperReadings):
         effects = [f"lost: {h.text}" for h in self._driver.lost]
         effects += [event.text for event in self._events]
         after = self._rows()
-        effects += [line for n in self.node_ids
-                    if (line := change_line(n, before[n], after[n])) is not None]
+        changes = [line for n in self.node_ids
+                   if (line := change_line(n, before[n], after[n])) is not None]
+        self._last_changed = bool(self._events or changes)
+        effects += changes
         self._lines.extend(INDENT + line for line in effects)
         self._marks.append(len(self._lines))
         return result
@@ -220,10 +251,64 @@ class QuorumStepper(QuorumStepperReadings):
         finally:
             self._changed()
 
-    def run_until_leader(self) -> int | None:
-        """Step until a controller wins an election; its id, or None if none did within
-        30 s of virtual time (e.g. no majority can talk, or a leader is already settled)."""
+    def next_event(self) -> NextEvent:
+        """Step to the next event that matters and stop right after it; what it landed on.
+
+        Routine steps (``Fetch`` requests and responses, BeginQuorumEpoch resends and timers
+        that changed nothing) are stepped over; a timeout firing (election, fetch, election
+        backoff), a ``Vote`` or ``EndQuorumEpoch`` message, or any step that changed a
+        controller (role, epoch, vote, leader, log end offset, high watermark: a commit) or
+        raised an engine event stops it.  The table is
+        `widgets.quorum_stepper_next.MATTERS`.  It never runs forever: past 10 s of virtual
+        time, or 4,000 steps, it stops and says so (the returned line; ``.found`` is False).
+        Every step it takes is an event of its own, so ``back()`` undoes the one it landed on.
+        """
         self._check_can_step()
+        if not self._driver.pending():
+            raise QuorumStepperError("Nothing to step: no message is in flight and no timer is set")
+        deadline = self._driver.now() + NEXT_EVENT_LIMIT_MS
+        skipped = 0
+        try:
+            while True:
+                pending = self._driver.pending()
+                if len(self._driver.controls) >= MAX_EVENTS:
+                    return NextEvent(f"Stopped after {skipped} routine steps: this QuorumStepper "
+                                     f"is finished, it holds {MAX_EVENTS} events (use back() or "
+                                     f"create a new one)", False, skipped, skipped)
+                if not pending:
+                    return NextEvent(bound_text(skipped, NEXT_EVENT_LIMIT_MS, False, empty=True),
+                                     False, skipped, skipped)
+                if pending[0].time_ms > deadline or skipped >= NEXT_EVENT_MAX_STEPS:
+                    return NextEvent(bound_text(skipped, NEXT_EVENT_LIMIT_MS,
+                                                pending[0].time_ms > deadline),
+                                     False, skipped, skipped)
+                happening = pending[0]
+                mark = len(self._lines)
+                self._apply(("step",))
+                if matters(happening.kind, _step_name(happening), self._last_changed):
+                    return NextEvent(landed_text(self._lines[mark:], skipped), True, skipped,
+                                     skipped + 1)
+                skipped += 1
+        finally:
+            self._changed()
+
+    def settled_leader(self) -> int | None:
+        """The leader, if it can reach a majority of the voters (so it will stay leader until
+        something changes); None otherwise."""
+        leader = self.leader()
+        if leader is None or leader in self.isolated:
+            return None
+        reachable = len(self.node_ids) - len(self.isolated)
+        return leader if reachable > len(self.node_ids) // 2 else None
+
+    def run_until_leader(self) -> int | None:
+        """A leader: the one already there if a majority can reach it (nothing is stepped),
+        else step until a controller wins an election; its id, or None if none did within
+        30 s of virtual time (e.g. no majority can talk)."""
+        self._check_can_step()
+        settled = self.settled_leader()
+        if settled is not None:
+            return settled
         elected = self._run(self._driver.now() + RUN_LIMIT_MS, stop_on_election=True)
         return elected[-1].data["leader"] if elected else None
 
@@ -296,20 +381,26 @@ class QuorumStepper(QuorumStepperReadings):
                                      f"make it lose its quorum)")
         self._control(("call", node_id, "expire_timer", ()))
 
-    def isolate(self, node_id: int) -> None:
-        """Cut ``node_id`` off from every other controller (messages in flight are lost)."""
-        self._check_can_step()
+    def isolate(self, node_id: int) -> Note:
+        """Cut ``node_id`` off from every other controller (messages in flight are lost); a
+        controller already cut off stays so (nothing happens).  Says what it did."""
+        self._check_open()
         self._controller(node_id)
         if self._driver.network.is_isolated(node_id):
-            raise QuorumStepperError(f"Controller {node_id} is already isolated")
-        self._control(("isolate", node_id))
-
-    def heal(self) -> None:
-        """Remove every network partition."""
+            return Note(f"Controller {node_id} is already isolated: nothing changed")
         self._check_can_step()
+        self._control(("isolate", node_id))
+        return Note(self._lines[self._marks[-2]].split("  ", 1)[-1])
+
+    def heal(self) -> Note:
+        """Remove every network partition (nothing happens if there is none).  Says what it
+        did."""
+        self._check_open()
         if not self.isolated:
-            raise QuorumStepperError("The network is not partitioned: nothing to heal")
+            return Note("The network is not partitioned: nothing to heal")
+        self._check_can_step()
         self._control(("heal",))
+        return Note(self._lines[self._marks[-2]].split("  ", 1)[-1])
 
     def append(self, record: str | int = "x", node_id: int | None = None) -> int:
         """Hand ``record`` to the leader (or to ``node_id``, which must be a leader); returns

@@ -10,11 +10,16 @@ stepper calls its subscribers).  A redraw is one string assignment, done on
 the kernel's thread right after the control: no background thread.
 
 Buttons, reachable as ``view.buttons[name]`` so tests can ``click()`` them:
-``step``, ``back``, ``run_until_leader``, ``drop_next``, ``timeout`` and
-``isolate`` (for the controller chosen in ``view.controller``), ``heal`` and
-``append`` (the record typed in ``view.record``).  A control the stepper
-refuses never raises into the kernel: its one-line message goes to the status
-line (``view.status``) and ``view.last_error``.
+``next_event``, ``step``, ``back``, ``run_until_leader``, ``drop_next``,
+``timeout`` and ``isolate`` (for the controller chosen in
+``view.controller``), ``heal`` and ``append`` (the record typed in
+``view.record``).  Every press leaves one line in the status line
+(``view.status``, also ``view.last_status``): what *Next event* landed on,
+who leads after *Run until leader* (or that a leader was already there),
+what *Isolate* and *Heal* did or that there was nothing to do.  A control the
+stepper refuses never raises into the kernel: its one line goes to the
+status line in the error colour and to ``view.last_error``.  Colours use
+JupyterLab's theme variables with light fallbacks, so the dark theme works.
 
 The view displays with a still picture (`widgets.still`).  When its stepper
 is closed the view freezes: the buttons are disabled and the last picture
@@ -33,11 +38,16 @@ from widgets.quorum_stepper_render import stepper_html
 from widgets.still import CLOSED, StillPicture, caption_html
 
 STEPPER_CLOSED = "The stepper was closed: this is its last picture."
+ERROR_COLOUR = "var(--jp-error-color1, #c62828)"
+NOTE_COLOUR = "var(--jp-ui-font-color1, #333)"
 
 _BUTTONS = (
-    ("step", "Step", "Deliver the next message or fire the next timer", "primary"),
+    ("next_event", "Next event", "Step over routine Fetch traffic to the next event that matters "
+     "(a timeout, a vote, a role, epoch or high-watermark change)", "primary"),
+    ("step", "Step", "Deliver the next message or fire the next timer", ""),
     ("back", "Back", "Undo the last event (the run is replayed from the seed)", ""),
-    ("run_until_leader", "Run until leader", "Step until a controller wins an election", "info"),
+    ("run_until_leader", "Run until leader", "The leader if one leads already; else step until a "
+     "controller wins an election", "info"),
     ("drop_next", "Drop next message", "The next message in flight is lost", "warning"),
     ("timeout", "Time out", "The chosen controller's election (or fetch) timer runs out now",
      "warning"),
@@ -55,6 +65,7 @@ class QuorumStepperView(ipywidgets.VBox):
         self.picture = ipywidgets.HTML()
         self.status = ipywidgets.HTML()
         self.last_error: str | None = None
+        self.last_status: str = ""
         self.controller = ipywidgets.Dropdown(options=list(stepper.node_ids),
                                               value=stepper.node_ids[0], description="controller",
                                               layout=ipywidgets.Layout(width="190px"))
@@ -66,8 +77,9 @@ class QuorumStepperView(ipywidgets.VBox):
                                        layout=ipywidgets.Layout(width="auto"))
             button.on_click(self._handler(name))
             self.buttons[name] = button
-        row1 = ipywidgets.HBox([self.buttons[n] for n in ("step", "back", "run_until_leader",
-                                                          "drop_next", "heal")])
+        row1 = ipywidgets.HBox([self.buttons[n] for n in ("next_event", "step", "back",
+                                                          "run_until_leader", "drop_next",
+                                                          "heal")])
         row2 = ipywidgets.HBox([self.controller, self.buttons["timeout"], self.buttons["isolate"],
                                 self.record, self.buttons["append"]])
         super().__init__([row1, row2, self.status, self.picture])
@@ -82,25 +94,45 @@ class QuorumStepperView(ipywidgets.VBox):
         return run
 
     def press(self, name: str) -> None:
-        """What the button ``name`` does (refusals go to the status line, never raised)."""
+        """What the button ``name`` does; one line in the status line either way (refusals
+        included: they are never raised)."""
+        stepper = self.stepper
         actions = {
-            "step": lambda: self.stepper.step(),
-            "back": lambda: self.stepper.back(),
-            "run_until_leader": lambda: self.stepper.run_until_leader(),
-            "drop_next": lambda: self.stepper.drop_next(),
-            "timeout": lambda: self.stepper.timeout(self.controller.value),
-            "isolate": lambda: self.stepper.isolate(self.controller.value),
-            "heal": lambda: self.stepper.heal(),
-            "append": lambda: self.stepper.append(self.record.value),
+            "next_event": stepper.next_event,
+            "step": lambda: stepper.step(),
+            "back": lambda: stepper.back(),
+            "run_until_leader": self._run_until_leader,
+            "drop_next": lambda: stepper.drop_next(),
+            "timeout": lambda: stepper.timeout(self.controller.value),
+            "isolate": lambda: stepper.isolate(self.controller.value),
+            "heal": stepper.heal,
+            "append": lambda: f"Offset {stepper.append(self.record.value)} at the leader; it "
+                              f"is committed once a majority has fetched it",
         }
         try:
-            actions[name]()
+            said = actions[name]()
         except QuorumStepperError as exc:
             self.last_error = str(exc)
-            self.status.value = f'<span style="color:#c62828">{html.escape(str(exc))}</span>'
+            self._say(str(exc), ERROR_COLOUR)
             return
         self.last_error = None
-        self.status.value = ""
+        self._say(str(said) if isinstance(said, str) else "", NOTE_COLOUR)
+
+    def _run_until_leader(self) -> str:
+        events = self.stepper.events
+        leader = self.stepper.run_until_leader()
+        if leader is None:
+            return ("No controller won an election within 30 s of virtual time (can a majority "
+                    "reach each other?)")
+        epoch = self.stepper.state()[leader]["epoch"]
+        if self.stepper.events == events:
+            return f"Controller {leader} already leads epoch {epoch}: nothing to run"
+        return f"Controller {leader} won epoch {epoch} after {self.stepper.events - events} steps"
+
+    def _say(self, line: str, colour: str) -> None:
+        self.last_status = line
+        self.status.value = (f'<span style="color:{colour}">{html.escape(line)}</span>'
+                             if line else "")
 
     def redraw(self) -> None:
         """Draw the stepper as it is now (a closed stepper: the view freezes instead)."""

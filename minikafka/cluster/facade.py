@@ -13,7 +13,8 @@ controller leads the quorum and every broker is registered and unfenced.
 The facade is also where a learner breaks things.  Fault verbs (kill,
 restart, pause, resume, isolate, heal, add latency, wipe) act on the driver,
 never on node internals, so a node experiences exactly what a real process
-would.  Everything observable comes out as plain data: `snapshot()` (a
+would; ``ensure_dead`` and ``ensure_running`` (the sandbox's convenience)
+reach a process state whatever a widget button did before.  Everything observable comes out as plain data: `snapshot()` (a
 `ClusterSnapshot`), `events` (the `EventLog`), each node's metrics under
 Kafka's MBean names (`metrics()`, `broker_metrics()`) and the brokers'
 request view (`request_counts()`); widgets and lessons read only those.
@@ -220,6 +221,7 @@ class Cluster:
             _TEMPORARY_ROOTS.discard(self.layout.root)
 
     is_ready = verb("_processes", NodeProcesses.is_ready)
+    now = verb("_processes", NodeProcesses.now)
 
     def _readiness_report(self) -> str:
         snap = self.snapshot()
@@ -262,6 +264,8 @@ class Cluster:
     heal = verb("_faults", FaultVerbs.heal)
     add_latency = verb("_faults", FaultVerbs.add_latency)
     wipe = verb("_faults", FaultVerbs.wipe)
+    ensure_dead = verb("_faults", FaultVerbs.ensure_dead)
+    ensure_running = verb("_faults", FaultVerbs.ensure_running)
 
     # ------------------------------------------------------------------ admin verbs
     create_topic = verb("_admin", AdminVerbs.create_topic)

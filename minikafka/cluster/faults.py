@@ -14,7 +14,16 @@ from clients), ``add_latency`` slows its links, ``wipe`` deletes its data
 directory and formats it again (a replaced disk).
 
 Bad targets get a clear error and change nothing: an unknown id, killing a
-dead node, resuming one that is not paused.
+dead node, resuming one that is not paused, any process verb on a cluster
+that is not running.
+
+Two verbs are the sandbox's convenience, not Kafka's (an operator looks
+before acting; a notebook cell cannot know which widget button was pressed
+before it ran): ``ensure_dead`` and ``ensure_running`` *reach* a process
+state instead of toggling it.  Each acts only when the node is not in that
+state yet, through the verbs above, and prints one line saying what it did
+or that there was nothing to do ("broker 3 is already dead (a button
+press?): nothing to do").
 
 The verbs receive the cluster's `NodeProcesses` (the driver and the nodes on
 it) and nothing else.
@@ -44,7 +53,13 @@ class FaultVerbs:
 
     def _check(self, node_id: int, allowed: tuple[NodeState, ...], verb: str) -> None:
         self._processes.check_node(node_id)
+        self._require_started(verb)
         self._processes.require_state(node_id, allowed, verb)
+
+    def _require_started(self, verb: str) -> None:
+        if not self._processes.started:
+            raise RuntimeError(f"Cannot {verb} a node: the cluster is not running (it was stopped, "
+                               f"or never started)")
 
     def _note(self, kind: str, text: str, node_id: int | None = None, **data) -> None:
         """Write the driver's own line about a fault (the sandbox's words, on its thread)."""
@@ -158,6 +173,49 @@ class FaultVerbs:
         processes.start_node(node_id)
         self._note("node_restarted", f"{processes.describe(node_id)} restarted on an empty, newly "
                                      f"formatted data directory", node_id)
+
+    # ------------------------------------------------------------------ verbs that reach a state
+    def ensure_dead(self, node_id: int) -> None:
+        """Make sure the node's process is dead: kill it (as ``kill``) if it is running or
+        paused, else do nothing.  Prints one line saying which.  The sandbox's convenience
+        for notebook cells that a widget button may have run ahead of; Kafka has no such verb."""
+        print(self.reach_dead(node_id))
+
+    def ensure_running(self, node_id: int) -> None:
+        """Make sure the node's process is running: restart it if it is dead, resume it if it
+        is paused, else do nothing.  Prints one line saying which (and whether a network
+        partition still cuts the node off: ``heal`` ends that).  The sandbox's convenience;
+        Kafka has no such verb."""
+        print(self.reach_running(node_id))
+
+    def reach_dead(self, node_id: int) -> str:
+        """`ensure_dead` without the printing: returns its line."""
+        self._processes.check_node(node_id)
+        self._require_started("kill")
+        name = self._processes.describe(node_id)
+        if self._processes.state(node_id) is NodeState.DEAD:
+            return f"{name} is already dead (a button press?): nothing to do"
+        self.kill(node_id)
+        return f"{name} killed"
+
+    def reach_running(self, node_id: int) -> str:
+        """`ensure_running` without the printing: returns its line."""
+        processes = self._processes
+        processes.check_node(node_id)
+        self._require_started("restart")
+        name = processes.describe(node_id)
+        state = processes.state(node_id)
+        if state is NodeState.DEAD:
+            self.restart(node_id)
+            line = f"{name} restarted"
+        elif state is NodeState.PAUSED:
+            self.resume(node_id)
+            line = f"{name} resumed"
+        else:
+            line = f"{name} is already running: nothing to do"
+        if processes.driver.network.is_isolated(node_id) or processes.driver.network.cut_peers(node_id):
+            line += " (a network partition still cuts it off: heal() ends that)"
+        return line
 
     # role-specific spellings used by lessons
     def kill_broker(self, broker_id: int) -> None:

@@ -236,6 +236,17 @@ _TABLE: list[tuple[int, str, str | None, bool, str | None]] = [
     (108, "NEW_LEADER_ELECTED", "NewLeaderElectedException", False,
      "The AlterPartition request successfully updated the partition state but the leader has "
      "changed."),
+    (110, "FENCED_MEMBER_EPOCH", "FencedMemberEpochException", False,
+     "The member epoch is fenced by the group coordinator. The member must abandon all its "
+     "partitions and rejoin."),
+    (111, "UNRELEASED_INSTANCE_ID", "UnreleasedInstanceIdException", False,
+     "The instance ID is still used by another member in the consumer group. That member must "
+     "leave first."),
+    (112, "UNSUPPORTED_ASSIGNOR", "UnsupportedAssignorException", False,
+     "The assignor or its version range is not supported by the consumer group."),
+    (113, "STALE_MEMBER_EPOCH", "StaleMemberEpochException", False,
+     "The member epoch is stale. The member must retry after receiving its updated member epoch "
+     "via the ConsumerGroupHeartbeat API."),
     (114, "MISMATCHED_ENDPOINT_TYPE", "MismatchedEndpointTypeException", False,
      "The request was sent to an endpoint of the wrong type."),
     (115, "UNSUPPORTED_ENDPOINT_TYPE", "UnsupportedEndpointTypeException", False,

@@ -64,8 +64,6 @@ from minikafka.metadata.partition_registration import LeaderRecoveryState, Parti
 from minikafka.metadata.records import BrokerRegistrationChangeRecord, UnregisterBrokerRecord
 
 MAX_ELECTIONS_PER_IMBALANCE = 1000
-# Kafka's INVALID_UPDATE_VERSION (95); see the lead's note if errors.py lacks it.
-INVALID_UPDATE_VERSION = getattr(Errors, "INVALID_UPDATE_VERSION", Errors.INVALID_REQUEST)
 
 PartitionRef = tuple[TopicImage, int, PartitionRegistration]
 
@@ -303,7 +301,7 @@ class LeaderAndIsrControl:
         if broker_id != partition.leader:
             return Errors.INVALID_REQUEST
         if data.partition_epoch < partition.partition_epoch:
-            return INVALID_UPDATE_VERSION
+            return Errors.INVALID_UPDATE_VERSION
         new_isr = [b.broker_id for b in data.new_isr_with_epochs]
         if not _valid_isr(partition.replicas, new_isr) or partition.leader not in new_isr:
             return Errors.INVALID_REQUEST

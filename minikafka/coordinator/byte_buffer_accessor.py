@@ -17,8 +17,9 @@ Two encodings exist:
 
 Mirrors ``org.apache.kafka.common.protocol.ByteBufferAccessor`` (and the
 ``Readable``/``Writable`` methods the generated code calls).  Simplified:
-only the primitives the group coordinator's records use; tagged fields are
-skipped on read and an empty block is written.
+only the primitives the group coordinator's records use; a tagged-field
+block is read into a tag -> payload map and written from one (the records
+decode the few tags they know).
 """
 
 from __future__ import annotations
@@ -48,6 +49,21 @@ class Writer:
 
     def int64(self, v: int) -> "Writer":
         self._parts.append(struct.pack(">q", v))
+        return self
+
+    def int8(self, v: int) -> "Writer":
+        self._parts.append(struct.pack(">b", v))
+        return self
+
+    def uuid(self, v: bytes) -> "Writer":
+        """A 16-byte Uuid, written as its two big-endian longs."""
+        if len(v) != 16:
+            raise ValueError(f"A Uuid is 16 bytes, got {len(v)}")
+        self._parts.append(bytes(v))
+        return self
+
+    def raw(self, v: bytes) -> "Writer":
+        self._parts.append(bytes(v))
         return self
 
     def unsigned_varint(self, v: int) -> "Writer":
@@ -85,9 +101,13 @@ class Writer:
         self._length(n, ">i")
         return self
 
-    def tagged_fields(self) -> "Writer":
+    def tagged_fields(self, fields: "dict[int, bytes] | None" = None) -> "Writer":
+        """The tagged-field block: ``fields`` maps tag to its payload, written in tag order."""
         if self.flexible:
-            self.unsigned_varint(0)
+            fields = fields or {}
+            self.unsigned_varint(len(fields))
+            for tag in sorted(fields):
+                self.unsigned_varint(tag).unsigned_varint(len(fields[tag])).raw(fields[tag])
         return self
 
 
@@ -111,8 +131,14 @@ class Reader:
     def remaining(self) -> int:
         return len(self._data) - self._pos
 
+    def int8(self) -> int:
+        return struct.unpack(">b", self._take(1))[0]
+
     def int16(self) -> int:
         return struct.unpack(">h", self._take(2))[0]
+
+    def uuid(self) -> bytes:
+        return self._take(16)
 
     def int32(self) -> int:
         return struct.unpack(">i", self._take(4))[0]
@@ -166,9 +192,12 @@ class Reader:
                              f"{len(self._data) - self._pos} bytes remaining.")
         return n
 
-    def tagged_fields(self) -> None:
+    def tagged_fields(self) -> dict[int, bytes]:
+        """Read a tagged-field block; returns the payloads by tag (callers decode the ones they know)."""
+        fields: dict[int, bytes] = {}
         if not self.flexible:
-            return
+            return fields
         for _ in range(self.unsigned_varint()):
-            self.unsigned_varint()               # tag
-            self._take(self.unsigned_varint())   # payload, ignored
+            tag = self.unsigned_varint()
+            fields[tag] = self._take(self.unsigned_varint())
+        return fields

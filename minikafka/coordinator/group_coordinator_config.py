@@ -11,7 +11,10 @@ lesson in the teaching profile sees a new group form after 600 ms instead of
 ``session.timeout.ms`` must respect, so no profile scales them.
 
 Mirrors ``org.apache.kafka.coordinator.group.GroupCoordinatorConfig``.
-Simplified: the KIP-848 consumer/share/streams group settings are absent.
+Simplified: of the KIP-848 settings only the consumer group's session and
+heartbeat timeouts, maximum size, assignors and assignment interval exist, with Kafka's defaults
+(not yet read from configs or scaled by the timing profile); no share or
+streams group settings.
 """
 
 from __future__ import annotations
@@ -47,6 +50,12 @@ class GroupCoordinatorConfig:
     offset_commit_timeout_ms: int = 5000            # offsets.commit.timeout.ms
     offsets_retention_ms: int = 7 * 24 * 60 * 60 * 1000  # offsets.retention.minutes, in ms
     offsets_retention_check_interval_ms: int = 600000    # offsets.retention.check.interval.ms
+    # KIP-848 consumer groups (read by ConsumerGroupHeartbeat; not yet in from_configs or the profile)
+    consumer_group_session_timeout_ms: int = 45000       # group.consumer.session.timeout.ms
+    consumer_group_heartbeat_interval_ms: int = 5000     # group.consumer.heartbeat.interval.ms
+    consumer_group_max_size: int = INT_MAX               # group.consumer.max.size
+    consumer_group_assignors: tuple[str, ...] = ("uniform", "range")  # group.consumer.assignors
+    consumer_group_assignment_interval_ms: int = 1000    # group.consumer.assignment.interval.ms
 
     @classmethod
     def from_configs(cls, configs: Mapping[str, Any] | None = None,

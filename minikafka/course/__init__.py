@@ -21,6 +21,9 @@ widget, so that a test, a script and the widgets grade the same way:
   output cleared, made without ever overwriting the learner's edits
   (``python -m minikafka.course copies``); `lab_settings`: JupyterLab
   without the news prompt (``python -m minikafka.course lab-settings``);
+* `buttons`: `undo_button_presses`, the one line a lesson cell runs before
+  it breaks the cluster itself, undoing what the dashboard's fault buttons
+  did (heal, resume, restart) and saying so;
 * `lesson01` ... `lesson07`: each lesson's harness, the plumbing its cells
   need but a learner need not read (threads, timers, client loops, Spark
   queries, the checks of its tasks), imported by that lesson alone.
@@ -30,9 +33,10 @@ faces lessons use.  Not a Kafka concept: the teaching layer.
 """
 
 from minikafka.course.answer_kinds import KINDS, AnswerKind, AnswerRefused
+from minikafka.course.buttons import undo_button_presses
 from minikafka.course.prediction import PredictionState, Verdict
 from minikafka.course.progress import ClassProgress, ProgressLog, lesson_summary, progress_path
 from minikafka.course.task import TaskState, TaskVerdict
 
 __all__ = ["KINDS", "AnswerKind", "AnswerRefused", "ClassProgress", "PredictionState", "ProgressLog", "TaskState",
-           "TaskVerdict", "Verdict", "lesson_summary", "progress_path"]
+           "TaskVerdict", "Verdict", "lesson_summary", "progress_path", "undo_button_presses"]

@@ -15,7 +15,12 @@ any cell ran), so both read it from the cluster:
   which broker the leadership moved away from, after that broker's
   ``node_killed`` event;
 * `leader_killed(...)`: the same as a task check, an `Outcome` with one line
-  saying what the cluster shows.
+  saying what the cluster shows;
+* `dead_leader(...)`: what the cells after the check use.  The dashboard's
+  Restart button may have brought the killed broker back after the check
+  ran; then no dead broker led the partition, so it kills the partition's
+  current leader (saying so in one line) and returns that broker, and the
+  section goes on as written.
 
 The murmur2 task compares the learner's ``my_partition`` with where a record
 with that key really lands: `where_key_lands(producer, topic, key)` sends one
@@ -73,6 +78,19 @@ def leader_killed(cluster: Any, topic: str, partition: int) -> Outcome:
                  else f"brokers {', '.join(map(str, dead))} are")
         return Outcome(False, f"{names} dead, but {topic}-{partition} is led by broker {leader}")
     return Outcome(False, f"every broker is running; {topic}-{partition} is led by a live broker")
+
+
+def dead_leader(cluster: Any, topic: str, partition: int) -> int:
+    """The dead broker that led the partition; if there is none (a Restart press brought it
+    back), kill the partition's leader now, say so, and return it."""
+    victim = killed_leader(cluster, topic, partition)
+    if victim is not None:
+        return victim
+    leader = cluster.leader(topic, partition)
+    print(f"No dead broker led {topic}-{partition} (a Restart press?): killing its leader, "
+          f"broker {leader}, once more")
+    cluster.kill_broker(leader)
+    return leader
 
 
 def where_key_lands(producer: Any, topic: str, key: bytes) -> int:

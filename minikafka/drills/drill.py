@@ -283,6 +283,8 @@ class Drill:
         why = {"closed": "it is closed", "new": "it has not started",
                "ready": "it has not run yet (drill.run())", "ran": "it is not graded yet (drill.grade())",
                "graded": "it is graded already"}[self.state]
+        if verb == "run" and self.state in ("ran", "graded"):
+            why = "it has run already"
         raise DrillError(f"Cannot {verb} drill {self.id!r}: {why}")
 
     def __repr__(self) -> str:

@@ -10,6 +10,17 @@ work of the messages exchanged in it: no sleeping, no waiting for sockets.
 Ties are broken by insertion order (``seq``), and the only randomness is the
 nodes' seeded RNGs, so a seed fixes the whole history.
 
+Threads: the cluster is meant to be driven from one thread (a notebook's
+kernel), but widgets read it from their own threads and a widget may also
+let virtual time pass by itself (`widgets.sim_clock`).  So ``lock`` (a
+re-entrant lock) is held to schedule an entry, to run one, and to move the
+clock at the end of ``run_for``/``run_until``, checking the heap and moving
+the clock in the same hold.  Two threads that let time pass at once then
+interleave their steps: the heap stays whole and the clock never goes back
+(each entry is scheduled no earlier than the clock, the earliest is always
+run first, and the clock jumps to a run's end only when nothing is due
+before it).
+
 Mirrors the idea of Kafka's ``RaftEventSimulationTest`` and of raftscope's
 model clock.  Client requests come from in-process endpoints (`SimClient`),
 not from sockets.
@@ -49,7 +60,8 @@ class SimulatedDriver(ClusterRuntime):
         return self._clock
 
     def _at(self, time_ms: int, fn: Callable[[], None]) -> None:
-        heapq.heappush(self._queue, (max(time_ms, self._clock), next(self._seq), fn))
+        with self.lock:
+            heapq.heappush(self._queue, (max(time_ms, self._clock), next(self._seq), fn))
 
     # --------------------------------------------------------------- ports (nothing is bound)
     def broker_port(self, host: str, broker_id: int, index: int, wanted: int | None = None) -> int:
@@ -61,37 +73,45 @@ class SimulatedDriver(ClusterRuntime):
 
     def step(self) -> bool:
         """Run the next scheduled happening; False when nothing is scheduled."""
-        if not self._queue:
-            return False
         with self.lock:
+            if not self._queue:
+                return False
             time_ms, _, fn = heapq.heappop(self._queue)
-            self._clock = time_ms
+            self._clock = max(self._clock, time_ms)
             self.steps += 1
             fn()
         return True
 
+    def _step_before(self, end: int) -> bool:
+        """Run the next entry if it is due by ``end``; else move the clock to ``end`` (never
+        back) and say False.  One hold of the lock, so no other thread schedules in between."""
+        with self.lock:
+            if self._queue and self._queue[0][0] <= end:
+                self.step()
+                return True
+            self._clock = max(self._clock, end)
+            return False
+
     def run_for(self, duration_ms: int, after_step: Callable[[], None] | None = None) -> None:
         """Advance virtual time by ``duration_ms``, running everything due meanwhile."""
-        end = self._clock + duration_ms
-        while self._queue and self._queue[0][0] <= end:
-            self.step()
+        with self.lock:
+            end = self._clock + duration_ms
+        while self._step_before(end):
             if after_step is not None:
                 after_step()
-        self._clock = max(self._clock, end)
 
     def run_until(self, condition: Callable[[], bool], timeout_ms: int,
                   after_step: Callable[[], None] | None = None) -> bool:
         """Step until ``condition()`` holds (checked after every step) or time runs out."""
-        end = self._clock + timeout_ms
+        with self.lock:
+            end = self._clock + timeout_ms
         if condition():
             return True
-        while self._queue and self._queue[0][0] <= end:
-            self.step()
+        while self._step_before(end):
             if after_step is not None:
                 after_step()
             if condition():
                 return True
-        self._clock = max(self._clock, end)
         return condition()
 
     # --------------------------------------------------------------- client endpoints

@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from minikafka.common.config.kafka_config import KafkaConfig
-from minikafka.common.config.topic_configs import log_config_for
+from minikafka.storage.log_config import log_config_for
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.controller.feature_control_manager import SUPPORTED_FEATURES_4_3
 from minikafka.controller.requests import Feature, Listener

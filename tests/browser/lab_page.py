@@ -16,11 +16,13 @@ values, so the test states its expectation in the diagram's own words
 (``dead``, ``L``).
 
 The dashboard's fault buttons show one short word ("Kill") beside the
-node's name; a test finds them by their CSS classes instead
-(`fault_button_selector`: ``.minikafka-kill-2``; every fault button has
-``.minikafka-fault``), and `BOX_AND_LOG_LINE_JS` measures where the page
-draws a node's box and one line of the event log, for the test that
-checks both are on screen together.
+node's name, so a test finds them by their CSS classes (``.minikafka-kill-2``;
+every fault button has ``.minikafka-fault``), through helpers built in one
+place (`fault_button_label`, `fault_button`, `any_fault_button`,
+`fault_done_text`): when the dashboard's buttons change, only those change.
+The status line still names the button in full ("Kill broker 2: done").
+`BOX_AND_LOG_LINE_JS` measures where the page draws a node's box and one
+line of the event log, for the test that checks both are on screen together.
 
 Waiting is always polling with a deadline (`poll_until`); a deadline that
 passes fails the test with what was last seen, never silently.
@@ -169,6 +171,28 @@ def partition_leaders(boxes: dict[int, BrokerBox]) -> dict[str, int]:
     """Replica name -> the broker whose box marks it ``L``."""
     return {name: box.node_id for box in boxes.values()
             for name, mark in box.marks.items() if mark == "L"}
+
+
+def fault_button_label(verb: str, node: str) -> str:
+    """The long name of the button that applies ``verb`` ("kill", "restart") to ``node``
+    ("broker 2"): "Kill broker 2" (its tooltip starts with it; the button shows "Kill")."""
+    return f"{verb.capitalize()} {node}"
+
+
+def fault_done_text(verb: str, node: str) -> str:
+    """What the panel's status line says once that button's verb has acted."""
+    return f"{fault_button_label(verb, node)}: done"
+
+
+def fault_button(container: Any, verb: str, node: str) -> Any:
+    """The Playwright locator of that button inside ``container`` (a page or an output);
+    ``node`` is named as the panel names it ("broker 2")."""
+    return container.locator(fault_button_selector(verb, int(node.split()[-1])))
+
+
+def any_fault_button(container: Any, verb: str) -> Any:
+    """Every button of ``verb`` (any node) inside ``container``: how a dashboard is recognised."""
+    return container.locator(f'{FAULT_BUTTON}[class*="minikafka-{verb}-"]')
 
 
 def error_outputs(notebook: dict[str, Any]) -> list[str]:

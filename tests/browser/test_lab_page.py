@@ -12,8 +12,9 @@ from xml.etree import ElementTree
 
 import pytest
 
-from lab_page import (BrokerBox, cell_stdout, error_outputs, first_kill_cell, parse_broker_boxes,
-                      partition_leaders, poll_until, unexecuted_code_cells)
+from lab_page import (BrokerBox, cell_stdout, error_outputs, fault_button_label, fault_done_text,
+                      first_kill_cell, parse_broker_boxes, partition_leaders, poll_until,
+                      unexecuted_code_cells)
 
 
 def svg_nodes(svg: str) -> list[dict]:
@@ -122,3 +123,24 @@ def test_poll_until_returns_the_accepted_value_or_fails_with_the_last_one():
     assert poll_until(lambda: next(values), lambda v: v == 2, timeout_s=30, what="two") == 2
     with pytest.raises(AssertionError, match="waiting for never; last seen:\n'no'"):
         poll_until(lambda: "no", lambda v: False, timeout_s=0.3, what="never")
+
+
+def test_the_fault_button_names_are_the_dashboards_own(monkeypatch, tmp_path):
+    """The browser test finds buttons by these names: they must be what the panel shows."""
+    import threading
+    from pathlib import Path
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "widgets"))
+    from _widget_helpers import FakeCluster, three_brokers
+    from widgets import render
+    from widgets.failure_panel import FailurePanel
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(render, "_reported", threading.Event())
+    panel = FailurePanel(FakeCluster(three_brokers()), show_log=False)
+    try:
+        for verb in ("kill", "restart"):
+            button = panel.buttons[(verb, 2)]
+            assert fault_button_label(verb, "broker 2") == button.description
+            button.click()
+            assert panel.status.value == fault_done_text(verb, "broker 2")
+    finally:
+        panel.close()

@@ -139,3 +139,45 @@ def test_shutting_down_the_active_controller_hands_the_quorum_over_at_once():
         assert elected.time_ms - start < cluster.timing.ms("controller.quorum.fetch.timeout.ms")
     finally:
         cluster.stop()
+
+
+# ---------------------------------------------------------------- verbs that reach a state
+def test_ensure_dead_kills_a_running_or_paused_node_and_leaves_a_dead_one_alone(cluster, capsys):
+    cluster.ensure_dead(2)
+    assert capsys.readouterr().out == "broker 2 killed\n"
+    assert cluster.snapshot().node(2).process == "dead"
+    cluster.ensure_dead(2)          # a button press got there first: nothing to do, no error
+    assert capsys.readouterr().out == "broker 2 is already dead (a button press?): nothing to do\n"
+    cluster.pause(3)
+    cluster.ensure_dead(3)
+    assert capsys.readouterr().out == "broker 3 killed\n"
+    assert cluster.snapshot().node(3).process == "dead"
+    with pytest.raises(RuntimeError, match="Cannot kill broker 2: it is dead"):
+        cluster.kill(2)             # the toggle keeps refusing, in its own words
+
+
+def test_ensure_running_restarts_or_resumes_and_says_so(cluster, capsys):
+    cluster.kill(2)
+    cluster.pause(3)
+    cluster.ensure_running(2)
+    cluster.ensure_running(3)
+    cluster.ensure_running(1)
+    assert capsys.readouterr().out.splitlines() == [
+        "broker 2 restarted", "broker 3 resumed", "broker 1 is already running: nothing to do"]
+    assert [cluster.snapshot().node(b).process for b in (1, 2, 3)] == ["running"] * 3
+    cluster.isolate(1)
+    cluster.ensure_running(1)
+    assert "a network partition still cuts it off" in capsys.readouterr().out
+    with pytest.raises(RuntimeError, match="Cannot restart broker 1: it is running"):
+        cluster.restart(1)
+    with pytest.raises(ValueError, match="No node with id 9"):
+        cluster.ensure_running(9)
+
+
+def test_process_verbs_on_a_stopped_cluster_say_it_is_not_running():
+    c = Cluster(brokers=1, controllers=1, seed=22, simulated=True).start()
+    c.stop()
+    for act in (lambda: c.kill(1), lambda: c.restart(1), lambda: c.ensure_running(1),
+                lambda: c.ensure_dead(1)):
+        with pytest.raises(RuntimeError, match="the cluster is not running"):
+            act()

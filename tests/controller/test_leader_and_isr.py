@@ -157,13 +157,11 @@ def test_alter_partition_errors(h, change, error):
     assert h.partition("t", 0).partition_epoch == 0
 
 
-@pytest.mark.xfail(not hasattr(Errors, "INVALID_UPDATE_VERSION"), strict=True,
-                   reason="minikafka.common.errors has no INVALID_UPDATE_VERSION (95) yet")
 def test_alter_partition_with_stale_partition_epoch(h):
     manual_topic(h, "t", (1, 2, 3))
     h.request(alter_isr(h, "t", 0, 1, [1, 2]))             # partition epoch 0 -> 1
     stale = alter_isr(h, "t", 0, 1, [1, 2, 3], partition_epoch=0)
-    assert h.request(stale).topics[0].partitions[0].error_code.code == 95   # INVALID_UPDATE_VERSION
+    assert h.request(stale).topics[0].partitions[0].error_code is Errors.INVALID_UPDATE_VERSION
 
 
 def test_alter_partition_naming_a_fenced_replica(h):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from minikafka import Cluster
-from minikafka.course.lesson01 import killed_leader, leader_killed, where_key_lands
+from minikafka.course.lesson01 import dead_leader, killed_leader, leader_killed, where_key_lands
 
 
 def orders_cluster() -> Cluster:
@@ -84,3 +84,18 @@ def test_where_key_lands_sends_one_record_however_often_it_is_asked():
     assert [(topic, key) for topic, key, _ in producer.sent] == [("Topic-A", b"user-42")]
     assert where_key_lands(producer, "Topic-A", b"user-7") == 2
     assert len(producer.sent) == 2
+
+
+def test_dead_leader_kills_the_leader_again_when_a_restart_brought_the_victim_back(capsys):
+    with orders_cluster() as cluster:
+        first = cluster.leader("orders", 1)
+        cluster.kill_broker(first)
+        assert dead_leader(cluster, "orders", 1) == first          # dead: found, nobody killed
+        assert capsys.readouterr().out == ""
+        assert cluster.wait_until(lambda: cluster.leader("orders", 1) not in (None, first), 20_000)
+        cluster.restart_broker(first)                              # the dashboard's Restart
+        leader_now = cluster.leader("orders", 1)
+        victim = dead_leader(cluster, "orders", 1)
+        assert victim == leader_now and cluster.snapshot().node(victim).process == "dead"
+        assert capsys.readouterr().out == (f"No dead broker led orders-1 (a Restart press?): "
+                                           f"killing its leader, broker {leader_now}, once more\n")

@@ -105,7 +105,7 @@ def test_order_of_the_steps_is_enforced(drill):
     with pytest.raises(DrillError, match="Cannot read the explanation of drill 'leader-crash'"):
         drill.explanation
     drill.run()
-    with pytest.raises(DrillError, match="Cannot run drill 'leader-crash': it is not graded yet"):
+    with pytest.raises(DrillError, match="Cannot run drill 'leader-crash': it has run already"):
         drill.run()
     first = drill.grade()
     assert drill.grade() is first                         # grading again changes nothing

@@ -72,3 +72,27 @@ def test_with_a_real_simulated_cluster(no_dot):
         if dashboard is not None:
             dashboard.close()
         cluster.stop(graceful=False)
+
+
+def test_a_second_dashboard_of_a_cluster_freezes_the_first(no_dot):
+    from widgets.dashboard import REPLACED
+    cluster, other = FakeCluster(three_brokers()), FakeCluster(three_brokers())
+    first = Dashboard(cluster, min_interval_s=0)
+    elsewhere = Dashboard(other, min_interval_s=0)
+    listening = len(cluster.events._listeners)
+    second = Dashboard(cluster, min_interval_s=0)    # Shift+Enter on the dashboard's cell again
+    try:
+        assert first.still.frozen and REPLACED in first.still.bundle()["text/html"]
+        assert all(b.disabled for b in first.buttons.values())
+        # the first one let go of the cluster's events: only the second one's listeners remain
+        assert len(cluster.events._listeners) == listening
+        assert not second.still.frozen and not elsewhere.still.frozen   # another cluster: untouched
+        seen_by_first = list(first.panel.event_log.lines)
+        second.buttons[("kill", 2)].click()
+        assert second.panel.last_error is None
+        assert second.panel.event_log.lines[-1].endswith("broker 2 killed")
+        assert first.panel.event_log.lines == seen_by_first
+    finally:
+        for dashboard in (first, second, elsewhere):
+            dashboard.close()
+    assert cluster.events._listeners == []

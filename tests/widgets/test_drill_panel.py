@@ -204,3 +204,61 @@ def test_beside_a_diagnose_drill_the_operator_view_not_the_diagram(no_dot):
             assert "paused" not in shown and "not responding" in shown
         finally:
             panel.close()
+
+
+def test_fault_buttons_are_closed_until_the_run_and_an_early_press_is_one_line(no_dot):
+    with start("leader-crash") as drill:
+        panel = DrillPanel(drill, tick_s=None)
+        try:
+            faults = panel.dashboard.panel
+            victim = drill.scenario.victim
+            faults.refresh()
+            assert faults._worker.wait_idle(10)
+            kill = faults.buttons[("kill", victim)]
+            assert kill.disabled and kill.tooltip.startswith("Press Lock and run first")
+            kill.click()                    # a press that comes anyway (from code): refused
+            assert faults.last_error == (f"Kill broker {victim} failed: Press Lock and run first: "
+                                         f"the drill's fault must play on the cluster as the scene "
+                                         f"left it")
+            assert drill.cluster.snapshot().node(victim).process == "running"
+            panel.buttons["run"].click()
+            assert drill.state == "ran" and panel.last_error is None
+            assert faults._worker.wait_idle(10)
+            restart = faults.buttons[("restart", victim)]
+            assert not restart.disabled                 # the gate is open; the victim is dead
+            restart.click()
+            assert faults.last_error is None
+            assert drill.cluster.snapshot().node(victim).process == "running"
+        finally:
+            panel.close()
+
+
+def test_a_run_that_fails_says_so_in_one_line_and_leaves_the_panel_finished(no_dot):
+    with start("leader-crash") as drill:
+        panel = DrillPanel(drill, tick_s=None)
+        try:
+            drill.cluster.kill(drill.scenario.victim)   # in code, around the panel: the run must fail
+            panel.buttons["run"].click()
+            assert drill.state == "closed"
+            assert panel.last_error.startswith("Drill 'leader-crash' failed while running")
+            assert "\n" not in panel.last_error
+            assert "running..." not in panel.story.value and "The run failed" in panel.story.value
+            assert panel.still.frozen and "failed while running" in panel.still.caption
+            assert all(b.disabled for b in panel.buttons.values())
+            panel.buttons["run"].click()                # twice in a row: nothing, no traceback
+            assert panel.last_error == "This panel's drill is over: its controls no longer act"
+        finally:
+            panel.close()
+
+
+def test_run_twice_in_a_row_is_refused_in_one_line():
+    with start("leader-crash") as drill:
+        panel = DrillPanel(drill, dashboard=False, tick_s=None)
+        try:
+            panel.buttons["run"].click()
+            panel.buttons["run"].disabled = False       # a second press racing the first
+            panel.buttons["run"].click()
+            assert panel.last_error == "Cannot run drill 'leader-crash': it has run already"
+            assert drill.state == "ran"
+        finally:
+            panel.close()

@@ -140,3 +140,46 @@ def test_buttons_that_cannot_act_are_disabled_and_say_why(cluster):
 def test_why_not_is_a_table_of_process_states(verb, process, reason):
     from widgets.failure_panel import why_not
     assert why_not(verb, node(2, process=process), "broker 2") == reason
+
+
+def test_presses_on_a_stopped_cluster_are_one_line(monkeypatch, tmp_path):
+    from minikafka import Cluster
+    from widgets import render
+    monkeypatch.setenv("PATH", str(tmp_path))        # no Graphviz needed
+    monkeypatch.setattr(render, "_reported", threading.Event())
+    real = Cluster(brokers=2, controllers=1, seed=24, simulated=True).start()
+    panel = FailurePanel(real, show_log=False)
+    real.stop()                                       # the panel freezes
+    panel.buttons[("kill", 1)].click()                # from code, past the disabled button
+    panel.buttons[("kill", 1)].click()                # and twice in a row
+    assert panel.last_error == ("Kill broker 1 not done: this panel is frozen. The cluster was "
+                                "stopped: this is the last picture of it.")
+    late = FailurePanel(real, show_log=False)         # a panel made after the stop
+    try:
+        late.buttons[("restart", 2)].click()
+        assert late.last_error == ("Restart broker 2 failed: Cannot restart a node: the cluster "
+                                   "is not running (it was stopped, or never started)")
+        assert "\n" not in late.last_error
+    finally:
+        late.close()
+        panel.close()
+
+
+def test_a_gate_closes_every_button_until_it_opens(cluster):
+    panel = FailurePanel(cluster)
+    reason = ["Press Lock and run first"]
+    try:
+        panel.set_gate(lambda: reason[0])
+        assert panel._worker.wait_idle(5)
+        assert all(b.disabled and b.tooltip == reason[0] for b in panel.buttons.values())
+        panel.buttons[("kill", 2)].click()
+        assert panel.last_error == "Kill broker 2 failed: Press Lock and run first"
+        assert cluster.calls == []                    # the verb was never called
+        reason[0] = None
+        panel.refresh()
+        assert panel._worker.wait_idle(5)
+        assert not panel.buttons[("kill", 2)].disabled and not panel.buttons[("heal", None)].disabled
+        panel.buttons[("kill", 2)].click()
+        assert panel.last_error is None and cluster.calls == [("kill", 2)]
+    finally:
+        panel.close()

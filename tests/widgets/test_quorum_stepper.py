@@ -236,7 +236,6 @@ BAD_CALLS = {
                              "current leader"),
     "timeout of the leader": (lambda s: s.timeout(s.leader()), "a leader has no election or "
                                                                "fetch timer"),
-    "heal without partition": (lambda s: s.heal(), "not partitioned"),
     "log of a stranger": (lambda s: s.log(7), "Unknown controller 7"),
 }
 
@@ -255,14 +254,35 @@ def test_bad_input_gets_one_clear_line_and_changes_nothing(name):
     assert rendered[0].startswith("QuorumStepperError: ")
 
 
-def test_append_without_a_leader_and_isolating_twice_are_refused():
+def test_append_without_a_leader_is_refused():
     stepper = QuorumStepper(3, seed=7)
     with pytest.raises(QuorumStepperError, match="No controller is the leader: Append failed"):
         stepper.append("x")
-    stepper.isolate(1001)
-    with pytest.raises(QuorumStepperError, match="Controller 1001 is already isolated"):
-        stepper.isolate(1001)
-    assert stepper.isolated == (1001,)
+
+
+def test_isolate_and_heal_reach_a_state_and_say_what_they_did():
+    stepper = elected(QuorumStepper(3, seed=7))
+    assert stepper.heal() == "The network is not partitioned: nothing to heal"
+    said = stepper.isolate(1001)
+    assert said == "isolate(1001): controller 1001 is cut off from 1002, 1003"
+    assert repr(said) == str(said)                               # displays as its line
+    before = snapshot(stepper)
+    assert stepper.isolate(1001) == "Controller 1001 is already isolated: nothing changed"
+    assert snapshot(stepper) == before and stepper.isolated == (1001,)
+    assert stepper.heal() == "heal(): every controller can reach every other again"
+    assert stepper.isolated == ()
+
+
+def test_run_until_leader_returns_a_leader_already_there_without_stepping():
+    stepper = elected(QuorumStepper(3, seed=7))
+    leader, events = stepper.leader(), stepper.events
+    assert stepper.run_until_leader() == leader and stepper.events == events
+    stepper.isolate(leader)                                      # a leader cut off is no leader
+    new = stepper.run_until_leader()
+    assert new not in (None, leader) and stepper.events > events
+    assert stepper.state()[new]["epoch"] > stepper.state()[leader]["epoch"]
+    stepper.isolate(next(n for n in stepper.node_ids if n not in (leader, new)))
+    assert stepper.settled_leader() is None                      # 1 of 3 reachable: no majority
 
 
 @pytest.mark.parametrize("controllers, seed", [(0, 7), (6, 7), ("3", 7), (True, 7), (3, "7"),

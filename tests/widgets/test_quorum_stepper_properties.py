@@ -1,7 +1,7 @@
 """Raft's safety under any sequence of stepper controls (hypothesis).
 
-Whatever a learner presses -- steps, drops, reorders, time-outs, partitions,
-appends, going back -- the raft code the stepper runs must keep:
+Whatever a learner presses -- steps, next events, drops, reorders, time-outs,
+partitions, appends, going back -- the raft code the stepper runs must keep:
 
 * election safety: at most one leader per epoch (read from the timeline,
   which is exactly the current run even after ``back``);
@@ -29,10 +29,11 @@ RUN_FOR = st.tuples(st.just("run_for"), st.integers(1, 3000))
 ISOLATE_LEADER = st.tuples(st.just("isolate_leader"), st.integers(-1, 99))   # then append
 APPEND = st.tuples(st.just("append"), st.integers(0, 99))
 HEAL = st.tuples(st.just("heal"), st.none())
+NEXT_EVENT = st.tuples(st.just("next_event"), st.none())
 # Repeated alternatives weigh more: failovers with appends are where data could be lost.
 controls = st.one_of(
     STEP, STEP, RUN_UNTIL_LEADER, RUN_UNTIL_LEADER, RUN_FOR, RUN_FOR,
-    ISOLATE_LEADER, ISOLATE_LEADER, APPEND, APPEND, HEAL, HEAL,
+    ISOLATE_LEADER, ISOLATE_LEADER, APPEND, APPEND, HEAL, HEAL, NEXT_EVENT, NEXT_EVENT,
     st.tuples(st.just("drop_next"), st.none()),
     st.tuples(st.just("deliver"), st.integers(0, 6)),
     st.tuples(st.just("timeout"), st.sampled_from(NODES)),

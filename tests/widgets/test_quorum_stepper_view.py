@@ -6,8 +6,8 @@ import pytest
 
 from widgets import QuorumStepper, QuorumStepperView
 
-BUTTONS = {"step", "back", "run_until_leader", "drop_next", "timeout", "isolate", "heal",
-           "append"}
+BUTTONS = {"next_event", "step", "back", "run_until_leader", "drop_next", "timeout", "isolate",
+           "heal", "append"}
 
 
 @pytest.fixture
@@ -57,11 +57,45 @@ def test_buttons_drive_the_stepper_and_the_picture_follows(stepper):
 def test_a_refused_control_shows_its_line_and_raises_nothing(stepper):
     view = stepper.view()
     before = view.picture.value
-    view.buttons["heal"].click()
-    assert view.last_error == "The network is not partitioned: nothing to heal"
-    assert "nothing to heal" in view.status.value and view.picture.value == before
+    view.buttons["back"].click()
+    assert view.last_error == "Nothing to go back to: no event has happened yet"
+    assert "Nothing to go back to" in view.status.value and view.picture.value == before
+    assert "--jp-error-color1" in view.status.value
     view.buttons["step"].click()                                 # success clears the status
     assert view.last_error is None and view.status.value == ""
+
+
+def test_every_press_that_cannot_act_says_so_in_one_line(stepper):
+    view = stepper.view()
+    view.buttons["heal"].click()
+    assert view.last_status == "The network is not partitioned: nothing to heal"
+    assert view.last_error is None and stepper.events == 0
+    view.buttons["run_until_leader"].click()
+    leader = stepper.leader()
+    assert view.last_status.startswith(f"Controller {leader} won epoch 1 after ")
+    events = stepper.events
+    view.buttons["run_until_leader"].click()                     # twice: nothing to run
+    assert view.last_status == f"Controller {leader} already leads epoch 1: nothing to run"
+    assert stepper.events == events
+    view.controller.value = leader
+    view.buttons["timeout"].click()
+    assert "a leader has no election or fetch timer" in view.last_error
+    view.buttons["isolate"].click()
+    assert view.last_status == f"isolate({leader}): controller {leader} is cut off from " + \
+        ", ".join(str(n) for n in stepper.node_ids if n != leader)
+    view.buttons["isolate"].click()                              # twice: already isolated
+    assert view.last_status == f"Controller {leader} is already isolated: nothing changed"
+    assert view.last_error is None and len(view.status.value.splitlines()) == 1
+
+
+def test_next_event_button_says_what_it_landed_on(stepper):
+    view = stepper.view()
+    view.buttons["next_event"].click()
+    assert view.last_status.startswith("t=1.039s  1003 timer: election timeout; "
+                                       "1003: Unattached -> Prospective (after 717 routine")
+    assert "Prospective" in view.picture.value and view.last_error is None
+    view.buttons["back"].click()                                 # back: just before that event
+    assert stepper.state()[1003]["role"] == "Unattached" and stepper.events == 717
 
 
 def test_controls_from_a_cell_redraw_every_view(stepper):

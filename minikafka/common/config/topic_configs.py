@@ -1,4 +1,4 @@
-"""Topic-level configs: every name Kafka 4.3.1 defines, validation, and the typed LogConfig.
+"""Topic-level configs: every name Kafka 4.3.1 defines, their validation and effective values.
 
 Theory of operation
 -------------------
@@ -21,7 +21,8 @@ the new override map (`validate_topic_configs`) exactly as Kafka's
    this cluster, like a default Kafka broker, has
    ``remote.log.storage.system.enable=false``.
 
-`log_config_for` builds the typed `LogConfig` storage reads.  Kafka (4.1
+`effective_topic_config` gives every typed value, from which storage builds
+its `LogConfig` (``minikafka.storage.log_config.log_config_for``).  Kafka (4.1
 and later, 4.3.1 too) refuses ``segment.bytes`` below 1 MiB (1048576);
 lessons that need small segments set the internal config
 ``internal.segment.bytes``, which Kafka 4.1 added for tests: it has no lower
@@ -50,7 +51,6 @@ from minikafka.common.config.config_def import ConfigDef, Type, config_error, co
 from minikafka.common.config.java_values import LONG_MAX, java_trim, parse_int
 from minikafka.common.config.validators import LambdaValidator, Range, ValidList, ValidString
 from minikafka.common.errors import ConfigException, InvalidConfigurationException
-from minikafka.storage.log_config import LogConfig
 
 INTERNAL_SEGMENT_BYTES = "internal.segment.bytes"
 COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")  # BrokerCompressionType order
@@ -237,33 +237,6 @@ def validate_topic_configs(props: Mapping[str, str | None], broker_defaults: Any
 def effective_topic_config(overrides: Mapping[str, str], broker_defaults: Any = None) -> dict[str, Any]:
     """Every topic config's typed value for a topic: overrides over the broker's defaults."""
     return TOPIC_CONFIG_DEF.parse({**_log_defaults(broker_defaults), **overrides})
-
-
-def log_config_for(topic_overrides: Mapping[str, str], broker_config: Any = None) -> LogConfig:
-    """The typed LogConfig storage reads for a topic (``internal.segment.bytes`` wins if set)."""
-    v = effective_topic_config(topic_overrides, broker_config)
-    segment_bytes = v[INTERNAL_SEGMENT_BYTES] if v[INTERNAL_SEGMENT_BYTES] is not None else v["segment.bytes"]
-    return LogConfig(
-        segment_bytes=segment_bytes,
-        segment_ms=v["segment.ms"],
-        segment_jitter_ms=v["segment.jitter.ms"],
-        segment_index_bytes=v["segment.index.bytes"],
-        index_interval_bytes=v["index.interval.bytes"],
-        retention_ms=v["retention.ms"],
-        retention_bytes=v["retention.bytes"],
-        max_message_bytes=v["max.message.bytes"],
-        cleanup_policy=tuple(v["cleanup.policy"]),
-        min_insync_replicas=v["min.insync.replicas"],
-        unclean_leader_election_enable=v["unclean.leader.election.enable"],
-        message_timestamp_type=v["message.timestamp.type"],
-        message_timestamp_before_max_ms=v["message.timestamp.before.max.ms"],
-        message_timestamp_after_max_ms=v["message.timestamp.after.max.ms"],
-        compression_type=v["compression.type"],
-        file_delete_delay_ms=v["file.delete.delay.ms"],
-        flush_messages=v["flush.messages"],
-        flush_ms=v["flush.ms"],
-        preallocate=v["preallocate"],
-    )
 
 
 def describe_value(name: str, value: Any) -> str | None:

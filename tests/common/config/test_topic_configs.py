@@ -7,10 +7,10 @@ import pytest
 from minikafka.common.config.config_def import convert_to_string
 from minikafka.common.config.kafka_config import KafkaConfig
 from minikafka.common.config.topic_configs import (
-    TOPIC_CONFIG_DEF, TOPIC_CONFIG_SYNONYMS, effective_topic_config, log_config_for, server_synonym,
+    TOPIC_CONFIG_DEF, TOPIC_CONFIG_SYNONYMS, effective_topic_config, server_synonym,
     validate_topic_configs)
 from minikafka.common.errors import ConfigException, Errors, InvalidConfigurationException, KafkaException
-from minikafka.storage.log_config import LogConfig
+from minikafka.storage.log_config import LogConfig, log_config_for
 
 # name -> (type, default as DescribeConfigs prints it), in Kafka 4.3.1 LogConfig's definition order.
 GOLDEN_DEFAULTS = {

@@ -1,0 +1,641 @@
+"""``ConsumerGroupHeartbeat``: the KIP-848 consumer groups of one ``__consumer_offsets`` partition.
+
+Theory of operation
+-------------------
+A consumer-protocol member has one request, ``ConsumerGroupHeartbeat``,
+sent every ``group.consumer.heartbeat.interval.ms``.  Its member epoch says
+what it is doing:
+
+* **0** -- join (or rejoin after being fenced) with a full description:
+  subscription, rebalance timeout, owned partitions (none);
+* **> 0** -- heartbeat: "I am at this epoch and own these partitions";
+* **-1** -- leave for good; **-2** -- a static member leaving for a while
+  (it keeps its partitions until its session times out or it comes back with
+  the same ``group.instance.id``).
+
+Handling one heartbeat (`consumer_group_heartbeat`) is three steps, each of
+which may write records:
+
+1. **update the member** (new member, changed subscription, new client
+   fields: a ``ConsumerGroupMemberMetadata`` record); if the subscriptions
+   or the subscribed topics' metadata changed, **bump the group epoch**
+   (``ConsumerGroupMetadata``);
+2. if the group epoch is past the target assignment epoch, **compute the
+   new target** (`TargetAssignmentBuilder`: ``ConsumerGroupTargetAssignment*``
+   records) -- at most once per ``group.consumer.assignment.interval.ms``
+   (1 s): a member heartbeating sooner reconciles towards the last target,
+   and the first heartbeat after the interval computes the new one;
+3. **reconcile the member** one step towards its target
+   (`CurrentAssignmentBuilder`: ``ConsumerGroupCurrentMemberAssignment``).
+
+The answer carries the member's epoch and, when it changed (or the request
+was a full one), its assigned partitions.
+
+Nothing here changes a group directly: the handler computes from the
+current state and returns the records, and the records are then *replayed*
+(`replay`) to change the state -- the same code a coordinator runs when it
+loads the partition after a failover.  So replaying the records a sequence
+of heartbeats wrote into an empty coordinator gives the same groups.  An
+error answers with its code and Kafka's text and writes nothing.
+
+Time is explicit: every call takes ``now_ms``, and the result lists the
+timers the caller must (re)arm or cancel (`TimerChange`): a **session
+timeout** per member (``group.consumer.session.timeout.ms`` after its last
+heartbeat; when it fires, call `on_session_timeout`: the member is fenced),
+and a **rebalance timeout** while a member owes a revocation (its
+``rebalance.timeout.ms``; when it fires, call `on_rebalance_timeout`: the
+member is fenced if it is still in the same epoch).
+
+Mirrors the consumer-group paths of Kafka's ``GroupMetadataManager``
+(consumerGroupHeartbeat, consumerGroupLeave, consumerGroupFenceMember,
+the session and rebalance timers, replay of the consumer-group records) and
+the request validation of ``GroupCoordinatorService``
+(throwIfConsumerGroupHeartbeatRequestIsInvalid).  Driven side by side with
+4.3.1's own ``GroupMetadataManager`` through 120 seeded random histories (40
+to 120 requests each: joins with and without a requested assignor, heartbeats,
+leaves, static leaves and returns, time passing), 119 wrote the same records
+and gave the same answers throughout, up to three things: the metadata hash
+value, the order of partitions inside assignment records (sorted here; Kafka
+writes its hash maps' order) and the order of the target-assignment records of
+two member ids that share a hash bucket (Kafka: the order they entered its
+hash table).  Simplified: regular
+expressions are resolved synchronously against the topics image (Kafka
+resolves them in the background and records them as
+``ConsumerGroupRegularExpression``) with Python's ``re`` in full-match mode
+(Kafka uses RE2/J); the metadata hash is recomputed on every heartbeat
+(Kafka: when a subscription changes or a metadata update touches a subscribed
+topic -- the same outcome); no classic-protocol members, online
+upgrade/downgrade or per-group configs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from minikafka.common.errors import Errors, KafkaException, exception_for
+from minikafka.common.uuid import Uuid
+from minikafka.coordinator.consumer_group import ConsumerGroup, IllegalStateException
+from minikafka.coordinator.consumer_group_member import (
+    JOIN_GROUP_MEMBER_EPOCH, LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, Assignment,
+    ConsumerGroupMember, MemberState, PartitionEpochs,
+)
+from minikafka.coordinator.consumer_group_records import (
+    ConsumerGroupCurrentMemberAssignmentKey, ConsumerGroupCurrentMemberAssignmentValue,
+    ConsumerGroupMemberMetadataKey, ConsumerGroupMemberMetadataValue, ConsumerGroupMetadataKey,
+    ConsumerGroupMetadataValue, ConsumerGroupPartitionMetadataKey, ConsumerGroupRecord,
+    ConsumerGroupTargetAssignmentMemberKey, ConsumerGroupTargetAssignmentMetadataKey,
+    NULL_CLASSIC_MEMBER_METADATA, TopicPartitionEpochs,
+)
+from minikafka.coordinator.current_assignment_builder import CurrentAssignmentBuilder
+from minikafka.coordinator.group_coordinator_config import GroupCoordinatorConfig
+from minikafka.coordinator.partition_assignor import PartitionAssignor, PartitionAssignorException
+from minikafka.coordinator.range_assignor import RangeAssignor
+from minikafka.coordinator.target_assignment_builder import (
+    TargetAssignmentBuilder, target_assignment_member_record,
+)
+from minikafka.coordinator.topic_metadata import TopicsImage, group_metadata_hash
+from minikafka.coordinator.uniform_assignor import UniformAssignor
+
+InvalidRequestException = exception_for(Errors.INVALID_REQUEST)
+UnsupportedAssignorException = exception_for(Errors.UNSUPPORTED_ASSIGNOR)
+InvalidRegularExpression = exception_for(Errors.INVALID_REGULAR_EXPRESSION)
+FencedMemberEpochException = exception_for(Errors.FENCED_MEMBER_EPOCH)
+UnknownMemberIdException = exception_for(Errors.UNKNOWN_MEMBER_ID)
+UnreleasedInstanceIdException = exception_for(Errors.UNRELEASED_INSTANCE_ID)
+FencedInstanceIdException = exception_for(Errors.FENCED_INSTANCE_ID)
+GroupIdNotFoundException = exception_for(Errors.GROUP_ID_NOT_FOUND)
+GroupMaxSizeReachedException = exception_for(Errors.GROUP_MAX_SIZE_REACHED)
+UnknownServerException = exception_for(Errors.UNKNOWN_SERVER_ERROR)
+
+CONSUMER_GENERATED_MEMBER_ID_REQUIRED_VERSION = 1   # from v1 the client makes up its member id
+
+ASSIGNORS: dict[str, Callable[[], PartitionAssignor]] = {
+    "uniform": UniformAssignor,
+    "range": RangeAssignor,
+}
+
+# RE2/J's descriptions (what Kafka prints) for the errors Python's re reports differently.
+_RE2_DESCRIPTIONS = (
+    ("missing ), unterminated subpattern", "missing closing )"),
+    ("unterminated character set", "missing closing ]"),
+    ("nothing to repeat", "missing argument to repetition operator"),
+    ("unbalanced parenthesis", "unexpected )"),
+    ("multiple repeat", "invalid nested repetition operator"),
+    ("bad escape (end of pattern)", "trailing backslash at end of expression"),
+    ("bad escape", "invalid escape sequence"),
+    ("bad character range", "invalid character class range"),
+)
+
+
+# ---------------------------------------------------------------------------- request / response
+@dataclass(frozen=True)
+class ConsumerGroupHeartbeatRequest:
+    group_id: str
+    member_id: str = ""
+    member_epoch: int = 0
+    instance_id: str | None = None
+    rack_id: str | None = None
+    rebalance_timeout_ms: int = -1
+    subscribed_topic_names: tuple[str, ...] | None = None
+    subscribed_topic_regex: str | None = None
+    server_assignor: str | None = None
+    topic_partitions: tuple[tuple[Uuid, tuple[int, ...]], ...] | None = None   # owned partitions
+
+
+@dataclass(frozen=True)
+class ConsumerGroupHeartbeatResponse:
+    error: Errors = Errors.NONE
+    error_message: str | None = None
+    member_id: str | None = None
+    member_epoch: int = 0
+    heartbeat_interval_ms: int = 0
+    assignment: tuple[tuple[Uuid, tuple[int, ...]], ...] | None = None   # None: unchanged
+
+
+@dataclass(frozen=True)
+class TimerChange:
+    """Arm (``deadline_ms`` set) or cancel (None) one member's timer; a new arm replaces the old."""
+
+    kind: str                      # "session" or "rebalance"
+    group_id: str
+    member_id: str
+    deadline_ms: int | None
+    member_epoch: int = 0          # rebalance: the epoch the member must have left by the deadline
+
+
+@dataclass
+class CoordinatorResult:
+    records: list[ConsumerGroupRecord] = field(default_factory=list)
+    response: ConsumerGroupHeartbeatResponse | None = None
+    timers: list[TimerChange] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------- records
+def member_metadata_record(group_id: str, m: ConsumerGroupMember) -> ConsumerGroupRecord:
+    return ConsumerGroupRecord(
+        ConsumerGroupMemberMetadataKey(group_id, m.member_id),
+        ConsumerGroupMemberMetadataValue(m.instance_id, m.rack_id, m.client_id, m.client_host,
+                                         tuple(m.subscribed_topic_names), m.subscribed_topic_regex,
+                                         m.rebalance_timeout_ms, m.server_assignor_name,
+                                         NULL_CLASSIC_MEMBER_METADATA))
+
+
+def _topic_partition_epochs(partitions: PartitionEpochs) -> TopicPartitionEpochs:
+    out = []
+    for topic_id, by_partition in sorted(partitions.items()):
+        ps = tuple(sorted(by_partition))
+        out.append((topic_id, ps, tuple(by_partition[p] for p in ps)))
+    return tuple(out)
+
+
+def current_assignment_record(group_id: str, m: ConsumerGroupMember) -> ConsumerGroupRecord:
+    return ConsumerGroupRecord(
+        ConsumerGroupCurrentMemberAssignmentKey(group_id, m.member_id),
+        ConsumerGroupCurrentMemberAssignmentValue(
+            m.member_epoch, m.previous_member_epoch, m.state.value,
+            _topic_partition_epochs(m.assigned_partitions),
+            _topic_partition_epochs(m.partitions_pending_revocation)))
+
+
+def epoch_record(group_id: str, epoch: int, metadata_hash: int) -> ConsumerGroupRecord:
+    return ConsumerGroupRecord(ConsumerGroupMetadataKey(group_id),
+                               ConsumerGroupMetadataValue(epoch, metadata_hash))
+
+
+def remove_member_records(group_id: str, member_id: str) -> list[ConsumerGroupRecord]:
+    """The member's tombstones, in the order Kafka writes them (current, target, subscription)."""
+    return [ConsumerGroupRecord(ConsumerGroupCurrentMemberAssignmentKey(group_id, member_id), None),
+            ConsumerGroupRecord(ConsumerGroupTargetAssignmentMemberKey(group_id, member_id), None),
+            ConsumerGroupRecord(ConsumerGroupMemberMetadataKey(group_id, member_id), None)]
+
+
+def validate_request(request: ConsumerGroupHeartbeatRequest, api_version: int,
+                     assignors: tuple[str, ...]) -> None:
+    """GroupCoordinatorService's checks, with Kafka 4.3.1's texts (INVALID_REQUEST, UNSUPPORTED_ASSIGNOR)."""
+    r = request
+    if (api_version >= CONSUMER_GENERATED_MEMBER_ID_REQUIRED_VERSION or r.member_epoch > 0
+            or r.member_epoch == LEAVE_GROUP_MEMBER_EPOCH):
+        _throw_if_empty(r.member_id, "MemberId can't be empty.")
+    _throw_if_empty(r.group_id, "GroupId can't be empty.")
+    _throw_if_empty(r.instance_id, "InstanceId can't be empty.")
+    _throw_if_empty(r.rack_id, "RackId can't be empty.")
+    if r.member_epoch == JOIN_GROUP_MEMBER_EPOCH:
+        if r.rebalance_timeout_ms == -1:
+            raise InvalidRequestException("RebalanceTimeoutMs must be provided in first request.")
+        if r.topic_partitions:
+            raise InvalidRequestException("TopicPartitions must be empty when (re-)joining.")
+        if r.subscribed_topic_names is None and r.subscribed_topic_regex is None:
+            raise InvalidRequestException(
+                "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
+    elif r.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+        if r.instance_id is None:
+            raise InvalidRequestException("InstanceId can't be null.")
+    elif r.member_epoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+        raise InvalidRequestException("MemberEpoch is invalid.")
+    if r.server_assignor is not None and r.server_assignor not in assignors:
+        raise UnsupportedAssignorException(
+            f"ServerAssignor {r.server_assignor} is not supported. Supported assignors: {', '.join(assignors)}.")
+
+
+def _throw_if_empty(value: str | None, message: str) -> None:
+    if value is not None and not value.strip():
+        raise InvalidRequestException(message)
+
+
+def compile_regex(regex: str) -> re.Pattern:
+    """Compile a subscription regex, or INVALID_REGULAR_EXPRESSION in Kafka's words."""
+    try:
+        return re.compile(regex)
+    except re.error as exc:
+        description = next((re2 for py, re2 in _RE2_DESCRIPTIONS if exc.msg.startswith(py)), exc.msg)
+        raise InvalidRegularExpression(
+            f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {description}.") from None
+
+
+def can_compute_next_target_assignment(last_assignment_ms: int, interval_ms: int, now_ms: int) -> bool:
+    """A new target may be computed if none was yet, the interval is 0, or the interval has passed."""
+    return last_assignment_ms == 0 or interval_ms == 0 or now_ms >= last_assignment_ms + interval_ms
+
+
+def _is_subset(owned: tuple[tuple[Uuid, tuple[int, ...]], ...] | None, assigned: PartitionEpochs) -> bool:
+    if owned is None:
+        return False
+    return all(p in assigned.get(t, {}) for t, ps in owned for p in ps)
+
+
+# ---------------------------------------------------------------------------- the manager
+class ConsumerGroupHeartbeat:
+    def __init__(self, config: GroupCoordinatorConfig, topics: Callable[[], TopicsImage],
+                 new_member_id: Callable[[], str]):
+        self.config = config
+        self.topics = topics                       # the current metadata image, read on each call
+        self.new_member_id = new_member_id         # for v0 clients that let the coordinator pick
+        self.groups: dict[str, ConsumerGroup] = {}
+        self.assignors = {name: ASSIGNORS[name]() for name in config.consumer_group_assignors}
+        self.default_assignor = config.consumer_group_assignors[0]
+
+    # ------------------------------------------------------------------ entry points
+    def consumer_group_heartbeat(self, request: ConsumerGroupHeartbeatRequest, now_ms: int, *,
+                                 client_id: str = "", client_host: str = "",
+                                 api_version: int = 1) -> CoordinatorResult:
+        """Answer one heartbeat; on success the records are already replayed into the group."""
+        try:
+            validate_request(request, api_version, tuple(self.assignors))
+            if request.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
+                result = self._leave(request, now_ms)
+            else:
+                result = self._heartbeat(request, now_ms, client_id, client_host)
+        except KafkaException as exc:
+            return CoordinatorResult(response=ConsumerGroupHeartbeatResponse(exc.error, exc.message))
+        self._replay_all(result.records)
+        return result
+
+    def on_session_timeout(self, group_id: str, member_id: str, now_ms: int) -> CoordinatorResult:
+        group = self.groups.get(group_id)
+        if group is None or not group.has_member(member_id):
+            return CoordinatorResult()
+        result = self._fence(group, group.members[member_id], None)
+        self._replay_all(result.records)
+        return result
+
+    def on_rebalance_timeout(self, group_id: str, member_id: str, member_epoch: int,
+                             now_ms: int) -> CoordinatorResult:
+        group = self.groups.get(group_id)
+        member = group.members.get(member_id) if group is not None else None
+        if member is None or member.member_epoch != member_epoch:
+            return CoordinatorResult()             # it moved on (or left) in time
+        result = self._fence(group, member, None)
+        self._replay_all(result.records)
+        return result
+
+    def on_loaded(self, now_ms: int) -> list[TimerChange]:
+        """After replaying a partition: every member's session timer, and the rebalance timer of
+        members owing a revocation, start afresh (Kafka's onLoaded)."""
+        timers = []
+        for group in self.groups.values():
+            if group.deleted:
+                continue
+            for member in group.members.values():
+                timers.append(TimerChange("session", group.group_id, member.member_id,
+                                          now_ms + self.config.consumer_group_session_timeout_ms))
+                if member.state is MemberState.UNREVOKED_PARTITIONS:
+                    timers.append(TimerChange("rebalance", group.group_id, member.member_id,
+                                              now_ms + max(0, member.rebalance_timeout_ms), member.member_epoch))
+        return timers
+
+    # ------------------------------------------------------------------ heartbeat
+    def _resolve_regex(self, regex: str) -> list[str]:
+        pattern = compile_regex(regex)
+        return [name for name in self.topics().names() if pattern.fullmatch(name)]
+
+    def _heartbeat(self, r: ConsumerGroupHeartbeatRequest, now_ms: int,
+                   client_id: str, client_host: str) -> CoordinatorResult:
+        records: list[ConsumerGroupRecord] = []
+        timers: list[TimerChange] = []
+        joining = r.member_epoch == JOIN_GROUP_MEMBER_EPOCH
+        group = self.groups.get(r.group_id)
+        if group is None or group.deleted:
+            if not joining:
+                raise GroupIdNotFoundException(f"Consumer group {r.group_id} not found.")
+            group = ConsumerGroup(r.group_id)
+        if len(group.members) >= self.config.consumer_group_max_size and (
+                not r.member_id or not group.has_member(r.member_id)):
+            raise GroupMaxSizeReachedException(
+                f"The consumer group has reached its maximum capacity of "
+                f"{self.config.consumer_group_max_size} members.")
+        member_id = r.member_id or self.new_member_id()
+        if r.instance_id is None:
+            member = self._dynamic_member(group, member_id, r, joining)
+            replaced = None
+        else:
+            member, replaced = self._static_member(group, member_id, r, joining, records)
+
+        updated = replace(
+            member,
+            instance_id=r.instance_id if r.instance_id is not None else member.instance_id,
+            rack_id=r.rack_id if r.rack_id is not None else member.rack_id,
+            rebalance_timeout_ms=(r.rebalance_timeout_ms if r.rebalance_timeout_ms != -1
+                                  else member.rebalance_timeout_ms),
+            server_assignor_name=r.server_assignor if r.server_assignor is not None else member.server_assignor_name,
+            subscribed_topic_names=(tuple(sorted(set(r.subscribed_topic_names)))   # a set; written sorted
+                                    if r.subscribed_topic_names is not None else member.subscribed_topic_names),
+            subscribed_topic_regex=(r.subscribed_topic_regex if r.subscribed_topic_regex is not None
+                                    else member.subscribed_topic_regex),
+            client_id=client_id, client_host=client_host)
+        subscription_changed = False
+        if updated != member:
+            records.append(member_metadata_record(group.group_id, updated))
+            subscription_changed = (updated.subscribed_topic_names != member.subscribed_topic_names
+                                    or updated.subscribed_topic_regex != member.subscribed_topic_regex)
+        if updated.subscribed_topic_regex:
+            compile_regex(updated.subscribed_topic_regex)
+
+        # 1. the group epoch
+        members_after = dict(group.members)
+        if replaced is not None:
+            members_after.pop(replaced, None)
+        members_after[updated.member_id] = updated
+        group_epoch = self._maybe_bump_epoch(group, members_after, subscription_changed, records)
+
+        # 2. the target assignment (at most once per group.consumer.assignment.interval.ms)
+        if group_epoch > group.target_assignment_epoch and can_compute_next_target_assignment(
+                group.target_assignment_timestamp, self.config.consumer_group_assignment_interval_ms, now_ms):
+            target = self._update_target_assignment(group, group_epoch, member, updated, replaced, now_ms, records)
+            target_epoch = group_epoch
+        else:
+            target_epoch = group.target_assignment_epoch
+            target = group.target_assignment.get(updated.member_id)
+            if target is None and replaced is not None:
+                target = group.target_assignment_of(replaced)
+            target = target or {}
+
+        # 3. reconcile
+        reconciled = self._maybe_reconcile(group, updated, target_epoch, target, r.topic_partitions,
+                                           subscription_changed, now_ms, records, timers)
+        timers.append(TimerChange("session", group.group_id, updated.member_id,
+                                  now_ms + self.config.consumer_group_session_timeout_ms))
+        full = joining or (r.rebalance_timeout_ms != -1 and r.topic_partitions is not None and (
+            r.subscribed_topic_names is not None or r.subscribed_topic_regex is not None))
+        assignment = None
+        if full or reconciled.assigned_partitions != member.assigned_partitions:
+            assignment = tuple((t, tuple(sorted(ps))) for t, ps in sorted(reconciled.assigned_partitions.items()))
+        response = ConsumerGroupHeartbeatResponse(
+            member_id=reconciled.member_id, member_epoch=reconciled.member_epoch,
+            heartbeat_interval_ms=self.config.consumer_group_heartbeat_interval_ms, assignment=assignment)
+        return CoordinatorResult(records, response, timers)
+
+    def _dynamic_member(self, group: ConsumerGroup, member_id: str, r: ConsumerGroupHeartbeatRequest,
+                        joining: bool) -> ConsumerGroupMember:
+        member = group.members.get(member_id)
+        if member is None:
+            if not joining:
+                raise UnknownMemberIdException(f"Member {member_id} is not a member of group {group.group_id}.")
+            return ConsumerGroupMember(member_id)
+        self._check_member_epoch(member, r)
+        return member
+
+    def _static_member(self, group: ConsumerGroup, member_id: str, r: ConsumerGroupHeartbeatRequest,
+                       joining: bool, records: list[ConsumerGroupRecord]
+                       ) -> tuple[ConsumerGroupMember, str | None]:
+        """The static member, and the id of the old incarnation it replaces (or None)."""
+        existing = group.static_member(r.instance_id)
+        if joining:
+            if existing is None:
+                member = group.members.get(member_id)
+                return (member if member is not None else ConsumerGroupMember(member_id)), None
+            if existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+                raise UnreleasedInstanceIdException(
+                    f"Static member {member_id} with instance id {r.instance_id} cannot join the group "
+                    f"because the instance id is owned by {existing.member_id} member.")
+            new = replace(existing, member_id=member_id, member_epoch=0, previous_member_epoch=0)
+            records.extend(remove_member_records(group.group_id, existing.member_id))
+            records.append(member_metadata_record(group.group_id, new))
+            records.append(target_assignment_member_record(group.group_id, member_id,
+                                                           group.target_assignment_of(existing.member_id)))
+            records.append(current_assignment_record(group.group_id, new))
+            return new, existing.member_id
+        if existing is None:
+            raise UnknownMemberIdException(f"Instance id {r.instance_id} is unknown.")
+        if existing.member_id != member_id:
+            raise FencedInstanceIdException(
+                f"Static member {member_id} with instance id {r.instance_id} was fenced by member "
+                f"{existing.member_id}.")
+        self._check_member_epoch(existing, r)
+        return existing, None
+
+    @staticmethod
+    def _check_member_epoch(member: ConsumerGroupMember, r: ConsumerGroupHeartbeatRequest) -> None:
+        received = r.member_epoch
+        if received == JOIN_GROUP_MEMBER_EPOCH:
+            return                                  # a rejoin is always accepted (4.3.1)
+        if received > member.member_epoch:
+            raise FencedMemberEpochException(
+                f"The consumer group member has a greater member epoch ({received}) than the one known by "
+                f"the group coordinator ({member.member_epoch}). The member must abandon all its "
+                f"partitions and rejoin.")
+        if received < member.member_epoch and (received != member.previous_member_epoch
+                                               or not _is_subset(r.topic_partitions, member.assigned_partitions)):
+            raise FencedMemberEpochException(
+                f"The consumer group member has a smaller member epoch ({received}) than the one known by "
+                f"the group coordinator ({member.member_epoch}). The member must abandon all its "
+                f"partitions and rejoin.")
+
+    def _maybe_bump_epoch(self, group: ConsumerGroup, members_after: dict[str, ConsumerGroupMember],
+                          bump: bool, records: list[ConsumerGroupRecord]) -> int:
+        names = group.subscribed_topic_names(self._resolve_regex, members_after)
+        metadata_hash = group_metadata_hash(self.topics(), names)
+        epoch = group.group_epoch
+        if bump or metadata_hash != group.metadata_hash:
+            epoch += 1
+            records.append(epoch_record(group.group_id, epoch, metadata_hash))
+        if group.has_subscription_metadata_record:      # a pre-KIP-1101 record: delete it
+            records.append(ConsumerGroupRecord(ConsumerGroupPartitionMetadataKey(group.group_id), None))
+        return epoch
+
+    def _update_target_assignment(self, group: ConsumerGroup, group_epoch: int, member: ConsumerGroupMember,
+                                  updated: ConsumerGroupMember, replaced: str | None, now_ms: int,
+                                  records: list[ConsumerGroupRecord]) -> Assignment:
+        name = group.preferred_server_assignor(member, updated) or self.default_assignor
+        builder = (TargetAssignmentBuilder(group.group_id, group_epoch, self.assignors[name], self.topics(),
+                                           self._resolve_regex)
+                   .with_members(group.members).with_static_members(group.static_members)
+                   .with_target_assignment(group.target_assignment)
+                   .add_or_update_member(updated))
+        if replaced is not None:
+            builder.remove_member(replaced)
+        try:
+            result = builder.build(now_ms)
+        except PartitionAssignorException as exc:
+            raise UnknownServerException(
+                f"Failed to compute a new target assignment for epoch {group_epoch}: {exc}") from exc
+        records.extend(result.records)
+        return result.target_assignment.get(updated.member_id, {})
+
+    def _maybe_reconcile(self, group: ConsumerGroup, member: ConsumerGroupMember, target_epoch: int,
+                         target: Assignment, owned, subscription_changed: bool, now_ms: int,
+                         records: list[ConsumerGroupRecord], timers: list[TimerChange]) -> ConsumerGroupMember:
+        if member.is_reconciled_to(target_epoch) and not subscription_changed:
+            return member
+        image = self.topics()
+        subscribed = frozenset(t.topic_id for t in (image.by_name(n) for n in
+                                                    group.subscribed_topic_names(self._resolve_regex,
+                                                                                 {member.member_id: member}))
+                               if t is not None)
+        new = (CurrentAssignmentBuilder(member)
+               .with_target_assignment(target_epoch, target)
+               .with_current_partition_epoch(group.partition_epoch)
+               .with_owned_topic_partitions(owned)
+               .with_subscribed_topic_ids(subscribed)
+               .with_has_subscription_changed(subscription_changed)
+               .build())
+        if new != member:
+            records.append(current_assignment_record(group.group_id, new))
+            if new.state is MemberState.UNREVOKED_PARTITIONS:
+                timers.append(TimerChange("rebalance", group.group_id, new.member_id,
+                                          now_ms + max(0, new.rebalance_timeout_ms), new.member_epoch))
+            else:
+                timers.append(TimerChange("rebalance", group.group_id, new.member_id, None))
+        return new
+
+    # ------------------------------------------------------------------ leaving and fencing
+    def _leave(self, r: ConsumerGroupHeartbeatRequest, now_ms: int) -> CoordinatorResult:
+        group = self.groups.get(r.group_id)
+        if group is None or group.deleted:
+            raise GroupIdNotFoundException(f"Group {r.group_id} not found.")
+        response = ConsumerGroupHeartbeatResponse(member_id=r.member_id, member_epoch=r.member_epoch)
+        if r.instance_id is None:
+            return self._fence(group, group.member(r.member_id), response)
+        member = group.static_member(r.instance_id)
+        if member is None:
+            raise UnknownMemberIdException(f"Instance id {r.instance_id} is unknown.")
+        if member.member_id != r.member_id:
+            raise FencedInstanceIdException(
+                f"Static member {r.member_id} with instance id {r.instance_id} was fenced by member "
+                f"{member.member_id}.")
+        if r.member_epoch == LEAVE_GROUP_MEMBER_EPOCH:
+            return self._fence(group, member, response)
+        # it keeps its partitions (epochs reset to 0) until it comes back or its session expires
+        leaving = replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, partitions_pending_revocation={},
+                          assigned_partitions={t: dict.fromkeys(ps, 0) for t, ps in member.assigned_partitions.items()})
+        return CoordinatorResult([current_assignment_record(group.group_id, leaving)],
+                                 ConsumerGroupHeartbeatResponse(member_id=member.member_id,
+                                                                member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH))
+
+    def _fence(self, group: ConsumerGroup, member: ConsumerGroupMember,
+               response: ConsumerGroupHeartbeatResponse | None) -> CoordinatorResult:
+        """Remove the member and bump the group epoch so the others get its partitions."""
+        records = remove_member_records(group.group_id, member.member_id)
+        remaining = {m_id: m for m_id, m in group.members.items() if m_id != member.member_id}
+        metadata_hash = group_metadata_hash(self.topics(), group.subscribed_topic_names(self._resolve_regex,
+                                                                                         remaining))
+        records.append(epoch_record(group.group_id, group.group_epoch + 1, metadata_hash))
+        timers = [TimerChange(kind, group.group_id, member.member_id, None) for kind in ("session", "rebalance")]
+        return CoordinatorResult(records, response, timers)
+
+    # ------------------------------------------------------------------ replay
+    def _replay_all(self, records: list[ConsumerGroupRecord]) -> None:
+        for record in records:
+            self.replay(record)
+
+    def _group(self, group_id: str, create: bool) -> ConsumerGroup | None:
+        group = self.groups.get(group_id)
+        if (group is None or group.deleted) and create:
+            group = self.groups[group_id] = ConsumerGroup(group_id)
+        return group
+
+    def replay(self, record: ConsumerGroupRecord) -> None:
+        """Apply one record to the groups (the write path and the loader both come here)."""
+        key, value = record.key, record.value
+        group = self._group(key.group_id, create=value is not None)
+        if group is None:
+            return
+        if isinstance(key, ConsumerGroupMetadataKey):
+            if value is None:
+                if group.members:
+                    raise IllegalStateException(
+                        f"Received a tombstone record to delete group {group.group_id} but the group still "
+                        f"has {len(group.members)} members.")
+                group.deleted = True
+            else:
+                group.group_epoch, group.metadata_hash = value.epoch, value.metadata_hash
+        elif isinstance(key, ConsumerGroupPartitionMetadataKey):
+            group.has_subscription_metadata_record = value is not None
+        elif isinstance(key, ConsumerGroupMemberMetadataKey):
+            self._replay_member_metadata(group, key.member_id, value)
+        elif isinstance(key, ConsumerGroupTargetAssignmentMetadataKey):
+            if value is None:
+                group.target_assignment_epoch = -1
+            else:
+                group.target_assignment_epoch = value.assignment_epoch
+                group.target_assignment_timestamp = value.assignment_timestamp
+        elif isinstance(key, ConsumerGroupTargetAssignmentMemberKey):
+            if value is None:
+                group.remove_target_assignment(key.member_id)
+            else:
+                group.update_target_assignment(key.member_id,
+                                               {t: frozenset(ps) for t, ps in value.topic_partitions})
+        else:
+            self._replay_current_assignment(group, key.member_id, value)
+
+    @staticmethod
+    def _replay_member_metadata(group: ConsumerGroup, member_id: str,
+                                value: ConsumerGroupMemberMetadataValue | None) -> None:
+        if value is None:
+            member = group.members.get(member_id)
+            if member is not None and member.member_epoch != LEAVE_GROUP_MEMBER_EPOCH:
+                raise IllegalStateException(f"Received a tombstone record to delete member {member_id} "
+                                            f"with invalid leave group epoch.")
+            group.remove_member(member_id)
+            return
+        member = group.members.get(member_id) or ConsumerGroupMember(member_id)
+        group.update_member(replace(
+            member, instance_id=value.instance_id, rack_id=value.rack_id, client_id=value.client_id,
+            client_host=value.client_host, subscribed_topic_names=tuple(value.subscribed_topic_names),
+            subscribed_topic_regex=value.subscribed_topic_regex or "",
+            rebalance_timeout_ms=value.rebalance_timeout_ms, server_assignor_name=value.server_assignor))
+
+    @staticmethod
+    def _replay_current_assignment(group: ConsumerGroup, member_id: str,
+                                   value: ConsumerGroupCurrentMemberAssignmentValue | None) -> None:
+        member = group.members.get(member_id)
+        if value is None:
+            if member is not None:
+                group.update_member(replace(member, member_epoch=LEAVE_GROUP_MEMBER_EPOCH,
+                                            previous_member_epoch=LEAVE_GROUP_MEMBER_EPOCH,
+                                            assigned_partitions={}, partitions_pending_revocation={}))
+            return
+
+        def epochs(topics: TopicPartitionEpochs) -> PartitionEpochs:
+            out: PartitionEpochs = {}
+            for topic_id, partitions, assignment_epochs in topics:
+                if assignment_epochs is None or len(assignment_epochs) != len(partitions):
+                    assignment_epochs = (value.member_epoch,) * len(partitions)   # Kafka's fallback
+                out[topic_id] = dict(zip(partitions, assignment_epochs))
+            return out
+        group.update_member(replace(
+            member or ConsumerGroupMember(member_id), member_epoch=value.member_epoch,
+            previous_member_epoch=value.previous_member_epoch, state=MemberState.from_value(value.state),
+            assigned_partitions=epochs(value.assigned_partitions),
+            partitions_pending_revocation=epochs(value.partitions_pending_revocation)))
