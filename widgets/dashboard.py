@@ -113,8 +113,8 @@ class Dashboard(ipywidgets.VBox):
         row = ipywidgets.HBox([self.view, self.panel], layout=ipywidgets.Layout(
             width="100%", flex_flow="row wrap", align_items="flex-start"))
         row.add_class("minikafka-compact")
-        parts: list[ipywidgets.Widget] = [style_widget()]
-        parts += [self.sim_clock] if self.sim_clock is not None else []
+        self.row = row
+        parts: list[ipywidgets.Widget] = [self.sim_clock] if self.sim_clock is not None else []
         parts.append(row)
         self.operator_section: ipywidgets.Accordion | None = None
         if self.operator is not None:
@@ -122,6 +122,7 @@ class Dashboard(ipywidgets.VBox):
                 children=[self.operator], titles=(OPERATOR_TITLE,),
                 selected_index=0 if operator_open else None)
             parts.append(self.operator_section)
+        parts.append(style_widget())            # invisible: the style sheet of the parts
         super().__init__(children=parts, layout=ipywidgets.Layout(width="100%"))
         self.still = StillPicture(lambda: ipywidgets.Widget._repr_mimebundle_(self),
                                   self.picture, lambda: repr(self))

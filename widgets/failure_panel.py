@@ -39,7 +39,8 @@ node with short verb buttons ("Kill", "Restart"...) after the node's name, then 
 log as a column with a header saying which clock its times are in.  The
 short buttons keep their long names where code and tests look for them:
 ``panel.buttons[("kill", 2)]`` as before, the tooltip starts with the long
-name ("Kill broker 2: ..."), the status line reports it ("Kill broker 2:
+name ("Kill broker 2: ..."; while a gate closes the panel it is the gate's
+line alone), the status line reports it ("Kill broker 2:
 done"), and each button carries the CSS classes ``minikafka-fault`` and
 ``minikafka-kill-2`` (verb and node id) for a browser test.
 A host widget may close every button for a while with a *gate*
@@ -216,8 +217,8 @@ class FailurePanel(ipywidgets.VBox):
             return
         closed = self._closed_by_gate()
         if closed is not None:
-            for key, button in self.buttons.items():
-                button.disabled, button.tooltip = True, self._tooltip(key, closed)
+            for button in self.buttons.values():
+                button.disabled, button.tooltip = True, closed
             return
         heal = self.buttons[("heal", None)]
         heal.disabled, heal.tooltip = False, self._tooltip(("heal", None), _HEAL_TOOLTIP)

@@ -21,7 +21,7 @@ def test_a_click_shows_up_in_the_log_and_the_diagram(no_dot):
     cluster = FakeCluster(three_brokers())
     dashboard = Dashboard(cluster, min_interval_s=0)
     try:
-        row = dashboard.children[1]
+        row = dashboard.row
         assert row.children == (dashboard.view, dashboard.panel)     # side by side
         dashboard.buttons[("kill", 2)].click()
         assert dashboard.view.wait_drawn(cluster.events.last_seq, 10)

@@ -87,7 +87,7 @@ def test_the_compact_panel_has_short_buttons_that_keep_their_long_names(no_dot):
 def test_the_dashboard_puts_the_column_beside_the_diagram(no_dot):
     dashboard = Dashboard(FakeCluster(three_brokers()))
     try:
-        row = dashboard.children[1]
+        row = dashboard.row
         assert row.children == (dashboard.view, dashboard.panel)
         assert "minikafka-compact" in row._dom_classes and dashboard.panel.compact
         picture = dashboard.still.picture()

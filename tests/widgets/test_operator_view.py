@@ -89,7 +89,7 @@ def test_dashboard_with_the_operator_view_collapsed_under_the_diagram(no_dot):
     cluster = FakeCluster(healthy())
     dashboard = Dashboard(cluster, min_interval_s=0, operator=True, refresh_s=None)
     try:
-        row, section = dashboard.children[1:]
+        row, section = dashboard.row, dashboard.children[1]
         assert row.children == (dashboard.view, dashboard.panel)
         assert section is dashboard.operator_section and section.children == (dashboard.operator,)
         assert section.selected_index is None                     # closed until opened
@@ -109,7 +109,7 @@ def test_the_default_dashboard_is_unchanged(no_dot):
     dashboard = Dashboard(FakeCluster(three_brokers()))
     try:
         assert dashboard.operator is None and dashboard.operator_section is None
-        assert dashboard.children[1].children == (dashboard.view, dashboard.panel)
+        assert dashboard.row.children == (dashboard.view, dashboard.panel)
         assert repr(dashboard) == "Dashboard(nodes=[1, 2, 3, 1001])"
     finally:
         dashboard.close()
