@@ -70,7 +70,6 @@ from typing import Any, Callable
 
 import ipywidgets
 
-from minikafka.drivers.simulated import SIM_EPOCH_MS
 
 PAUSE = "⏸ Pause"
 SPEEDS: dict[str, float] = {PAUSE: 0.0, "0.5×": 0.5, "1×": 1.0, "2×": 2.0, "5×": 5.0}
@@ -188,7 +187,7 @@ class SimClock(ipywidgets.HBox):
 
     def _text(self, reason: str | None) -> str:
         try:
-            seconds = f"{(self._cluster.now() - SIM_EPOCH_MS) / 1000:.3f}"
+            seconds = f"{(self._cluster.now() - (self._cluster.clock_origin_ms() or 0)) / 1000:.3f}"
         except Exception:           # a stopped cluster has no clock to read
             seconds = "?"
         speed = next((k for k, v in SPEEDS.items() if v == self.pacer.speed), "")

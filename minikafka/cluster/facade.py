@@ -222,6 +222,7 @@ class Cluster:
 
     is_ready = verb("_processes", NodeProcesses.is_ready)
     now = verb("_processes", NodeProcesses.now)
+    clock_origin_ms = verb("_processes", NodeProcesses.clock_origin_ms)
 
     def _readiness_report(self) -> str:
         snap = self.snapshot()

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable
 
 from minikafka.cluster.layout import ClusterLayout
 from minikafka.drivers.cluster_runtime import NodeState
+from minikafka.drivers.simulated import SIM_EPOCH_MS
 from minikafka.runtime.events import EventLog
 
 
@@ -140,6 +141,11 @@ class NodeProcesses:
     def now(self) -> int:
         """The cluster's clock, read where the nodes live."""
         return self.call(lambda: self.driver.now())
+
+    def clock_origin_ms(self) -> int | None:
+        """Where a simulated cluster's virtual clock starts (2026-01-01T00:00:00Z); None for
+        a live cluster, whose clock is the machine's."""
+        return SIM_EPOCH_MS if self.simulated else None
 
     def on_event(self, event) -> None:
         """A broker that became unfenced for the first time opens its listener to clients."""
