@@ -29,7 +29,13 @@ are stopped whatever happens (`LabServer.stop`, ``browser.close``).  When a
 step fails, a screenshot of the page at that moment is left in the test's
 temporary directory and named in the failure.
 
-A second learner presses *Run All Cells* and scrolls back up: the lesson's
+A third learner presses *Isolate* on the active controller: the picture
+must follow the majority, not the node that still believes it leads.  The
+test waits until the diagram's header names another active controller in a
+higher epoch and the old leader's box says it is isolated; that box must no
+longer claim "active controller", and the new leader's box must.
+
+A fourth learner presses *Run All Cells* and scrolls back up: the lesson's
 last cell has stopped the cluster, and the dashboard must still show its
 diagram (its last picture) with the caption saying the cluster stopped,
 where it used to be blank.  (JupyterLab applies the dashboard's display
@@ -43,6 +49,7 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -134,6 +141,36 @@ def test_kill_then_restart_on_a_leader_and_the_lesson_goes_on(page, lab, noteboo
     said = "".join(cell_stdout(notebook, index) for index in range(kill_cell, len(notebook["cells"])))
     assert re.search(r"\bbroker \d+ is dead; it led orders-1\b", said), \
         f"after Kill then Restart, the cells from the kill cell on printed: {said!r}"
+
+
+def test_isolating_the_active_controller_moves_the_quorum_in_the_picture(page, lab, notebook_root,
+                                                                         tmp_path):
+    """Isolate pressed on the active controller: the picture follows the majority to the new
+    leader of a higher epoch, and shows the old one isolated and no longer active."""
+    kill_cell, _ = first_kill_cell(json.loads((notebook_root / LESSON).read_text()))
+    try:
+        open_notebook(page, lab, LESSON)
+        run_cells(page, "notebook:run-all-above", kill_cell, stop=kill_cell)
+        dashboard = find_dashboard(page)
+        before = read_quorum(dashboard)
+        assert before.active is not None, f"no active controller in the picture: {before}"
+        old = before.active
+        click_and_confirm(dashboard, "isolate", f"controller {old}")
+        after = poll_until(lambda: read_quorum(dashboard),
+                           lambda q: q.active not in (None, old) and q.epoch > before.epoch
+                           and "isolated" in " ".join(q.boxes.get(old, ())),
+                           FAILOVER_TIMEOUT_S,
+                           f"the picture to show a new active controller after isolating {old}",
+                           describe=str)
+    except Exception as exc:
+        raise AssertionError(f"{exc}\n(page at failure: {failure_screenshot(page, tmp_path)}; "
+                             f"JupyterLab log ends with:\n{lab.log_tail(15)})") from exc
+    new = after.active
+    # the header and the boxes agree: the new leader's box is the highlighted one, the old
+    # leader's box no longer claims to be active
+    assert "active controller" in after.boxes[new], after
+    assert "active controller" not in after.boxes[old], after
+    assert f"epoch {after.epoch}" in " ".join(after.boxes[new]), after
 
 
 def test_after_run_all_the_dashboard_keeps_its_last_picture(page, lab, tmp_path):
@@ -231,6 +268,37 @@ def failure_screenshot(page, directory: Path) -> str:
     except Exception as exc:        # reported instead of the picture
         return f"no screenshot ({type(exc).__name__})"
     return str(path)
+
+
+# --------------------------------------------------------------------------- the quorum
+_HEADER = re.compile(r"active controller (\d+) · epoch (\d+)")
+_CONTROLLER_TITLE = re.compile(r"node_(\d{4,})$")
+_DIAGRAM_TEXTS_JS = """(root) => {
+  const svg = root.querySelector('.minikafka-topology svg');
+  return svg ? [...svg.querySelectorAll('text')].map((t) => t.textContent.trim()) : null;
+}"""
+
+
+@dataclass(frozen=True)
+class Quorum:
+    """What the picture says of the quorum: the header's active controller and epoch, and
+    each controller box's lines."""
+    active: int | None
+    epoch: int
+    boxes: dict[int, tuple[str, ...]]
+
+
+def read_quorum(dashboard) -> Quorum:
+    texts = dashboard.evaluate(_DIAGRAM_TEXTS_JS) or []
+    header = next((m for m in map(_HEADER.search, texts) if m), None)
+    boxes = {}
+    for node in dashboard.evaluate(READ_DIAGRAM_JS) or []:
+        title = _CONTROLLER_TITLE.search(node["title"])
+        if title:
+            boxes[int(title.group(1))] = tuple(node["texts"])
+    if header is None:
+        return Quorum(None, -1, boxes)
+    return Quorum(int(header.group(1)), int(header.group(2)), boxes)
 
 
 # --------------------------------------------------------------------------- checks
