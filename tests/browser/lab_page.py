@@ -25,7 +25,10 @@ The status line still names the button in full ("Kill broker 2: done").
 line of the event log, for the test that checks both are on screen together.
 
 Waiting is always polling with a deadline (`poll_until`); a deadline that
-passes fails the test with what was last seen, never silently.
+passes fails the test with what was last seen, never silently.  `lab_page`
+opens one notebook in a headless Chromium on a running `LabServer` and
+turns any failure inside it into one assertion that names a screenshot of
+the page at that moment and the end of JupyterLab's log.
 
 Simplified: a replica name that the diagram shortened (very long topic
 names) is read as drawn.
@@ -35,7 +38,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -253,3 +258,29 @@ def poll_until(probe: Callable[[], T], accept: Callable[[T], bool], timeout_s: f
             raise AssertionError(f"Timed out after {timeout_s:.0f} s waiting for {what}; "
                                  f"last seen:\n{describe(value)}")
         time.sleep(POLL_INTERVAL_S)
+
+
+@contextmanager
+def lab_page(playwright_api: Any, chromium_executable: str, lab: Any, notebook: str,
+             viewport: dict[str, int], failure_dir: Path, open_timeout_s: float) -> Iterator[Any]:
+    """A Chromium page showing ``notebook`` on ``lab`` once its kernel is idle.  A failure
+    in the block is raised again as one AssertionError naming a screenshot of the page
+    (saved in ``failure_dir``) and the end of JupyterLab's log; the browser always closes."""
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_executable, headless=True,
+                                             args=list(CHROMIUM_ARGS))
+        try:
+            page = browser.new_page(viewport=viewport)
+            page.goto(lab.url(f"lab/tree/{notebook}"))
+            page.wait_for_function(KERNEL_IDLE_JS, arg=notebook, timeout=open_timeout_s * 1000)
+            yield page
+        except Exception as exc:
+            shot: Path | str = failure_dir / "failure.png"
+            try:
+                page.screenshot(path=str(shot), full_page=True)
+            except Exception:       # a crashed browser must not hide the first failure
+                shot = "no screenshot"
+            raise AssertionError(f"{exc}\n(page at failure: {shot}; JupyterLab log ends with:\n"
+                                 f"{lab.log_tail(15)})") from exc
+        finally:
+            browser.close()

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,7 +47,6 @@ from lab_server import LabServer
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = ROOT / "lessons"
 LESSON = "01_brokers_and_topics.ipynb"
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 
@@ -63,20 +61,6 @@ CLICK_TIMEOUT_S = 20
 FAILOVER_TIMEOUT_S = 60
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def notebook_root(tmp_path: Path) -> Path:
-    root = tmp_path / "lessons"
-    shutil.copytree(LESSONS, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints",
-                                                                  "__pycache__"))
-    return root
-
-
-@pytest.fixture
-def lab(notebook_root: Path, tmp_path: Path) -> Iterator[LabServer]:
-    with LabServer(notebook_root, tmp_path / "jupyter") as server:
-        yield server
 
 
 @pytest.fixture

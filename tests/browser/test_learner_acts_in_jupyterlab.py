@@ -32,8 +32,8 @@ from pathlib import Path
 
 import pytest
 
-from lab_page import (CHROMIUM_ARGS, KERNEL_IDLE_JS, NOTEBOOK_JSON_JS, RUN_COMMAND_JS,
-                      RUN_STATE_JS, error_outputs, poll_until)
+from lab_page import (KERNEL_IDLE_JS, NOTEBOOK_JSON_JS, RUN_COMMAND_JS,
+                      RUN_STATE_JS, error_outputs, lab_page, poll_until)
 from lab_server import LabServer
 from minikafka.course.learner_copies import make_copies
 
@@ -101,24 +101,9 @@ def progress_file(tmp_path: Path, monkeypatch) -> Path:
 @pytest.fixture
 def page(chromium_executable: str, learner_root: Path, progress_file: Path, tmp_path: Path) -> Iterator:
     with LabServer(learner_root, tmp_path / "jupyter") as lab:
-        with playwright_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=chromium_executable, headless=True,
-                                                 args=list(CHROMIUM_ARGS))
-            try:
-                page = browser.new_page(viewport=VIEWPORT)
-                page.goto(lab.url(f"lab/tree/{LESSON}"))
-                page.wait_for_function(KERNEL_IDLE_JS, arg=LESSON, timeout=OPEN_TIMEOUT_S * 1000)
-                yield page
-            except Exception as exc:
-                shot = tmp_path / "failure.png"
-                try:
-                    page.screenshot(path=str(shot), full_page=True)
-                except Exception:
-                    shot = "no screenshot"
-                raise AssertionError(f"{exc}\n(page at failure: {shot}; JupyterLab log ends with:\n"
-                                     f"{lab.log_tail(15)})") from exc
-            finally:
-                browser.close()
+        with lab_page(playwright_api, chromium_executable, lab, LESSON, VIEWPORT, tmp_path,
+                      OPEN_TIMEOUT_S) as page:
+            yield page
 
 
 def wait_run(page) -> dict:

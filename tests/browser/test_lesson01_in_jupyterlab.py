@@ -47,7 +47,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,7 +63,6 @@ from widgets.still import CLUSTER_STOPPED
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = ROOT / "lessons"
 LESSON = "01_brokers_and_topics.ipynb"
 SCREENSHOT = ROOT / "docs" / "screenshots" / "lesson01.png"
 
@@ -75,23 +73,6 @@ CLICK_TIMEOUT_S = 20         # the kernel answers the button
 FAILOVER_TIMEOUT_S = 60      # session timeout, fencing, election, redraw
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def notebook_root(tmp_path: Path) -> Path:
-    """A private copy of lessons/: the browser may modify it, the repository stays clean."""
-    if not (LESSONS / LESSON).exists():
-        pytest.fail(f"lessons/{LESSON} is missing")
-    root = tmp_path / "lessons"
-    shutil.copytree(LESSONS, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints",
-                                                                  "__pycache__"))
-    return root
-
-
-@pytest.fixture
-def lab(notebook_root: Path, tmp_path: Path) -> Iterator[LabServer]:
-    with LabServer(notebook_root, tmp_path / "jupyter") as server:
-        yield server
 
 
 @pytest.fixture

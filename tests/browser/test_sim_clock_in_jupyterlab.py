@@ -33,9 +33,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lab_page import (CHROMIUM_ARGS, KERNEL_IDLE_JS, NOTEBOOK_JSON_JS, READ_DIAGRAM_JS,
+from lab_page import (KERNEL_IDLE_JS, NOTEBOOK_JSON_JS, READ_DIAGRAM_JS,
                       RUN_COMMAND_JS, RUN_STATE_JS, error_outputs, fault_button,
-                      parse_broker_boxes, partition_leaders, poll_until)
+                      lab_page, parse_broker_boxes, partition_leaders, poll_until)
 from lab_server import LabServer
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -90,24 +90,9 @@ def page(chromium_executable: str, tmp_path: Path, cells: list[str]) -> Iterator
                                        "language": "python"}
     nbformat.write(notebook, root / NOTEBOOK)
     with LabServer(root, tmp_path / "jupyter") as lab:
-        with playwright_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=chromium_executable, headless=True,
-                                                 args=list(CHROMIUM_ARGS))
-            try:
-                page = browser.new_page(viewport=VIEWPORT)
-                page.goto(lab.url(f"lab/tree/{NOTEBOOK}"))
-                page.wait_for_function(KERNEL_IDLE_JS, arg=NOTEBOOK, timeout=OPEN_TIMEOUT_S * 1000)
-                yield page
-            except Exception as exc:
-                shot = tmp_path / "failure.png"
-                try:
-                    page.screenshot(path=str(shot), full_page=True)
-                except Exception:
-                    shot = "no screenshot"
-                raise AssertionError(f"{exc}\n(page at failure: {shot}; JupyterLab log ends with:\n"
-                                     f"{lab.log_tail(15)})") from exc
-            finally:
-                browser.close()
+        with lab_page(playwright_api, chromium_executable, lab, NOTEBOOK, VIEWPORT, tmp_path,
+                      OPEN_TIMEOUT_S) as page:
+            yield page
 
 
 def run_cells(page, index: int, command: str) -> dict:
