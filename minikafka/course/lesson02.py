@@ -19,7 +19,9 @@ brokers, subscribe consumers); what they need around those lives here:
   ``leave()`` stops polling and closes the consumer (a LeaveGroup);
 * `wait_for_group(cluster, group, topic, workers)`: waits until the group
   coordinator's last word on the group is *Stable* with every worker as a
-  member, and the workers together own every partition of the topic.
+  member, and the workers together own every partition of the topic, and
+  that has held for half a second (a group that settles and at once
+  rebalances again is not read mid-way); if it never does, it says so.
 
 Not a Kafka concept: the course's plumbing around Kafka's clients.
 """
@@ -33,6 +35,7 @@ from typing import Any
 from minikafka.course.task import Outcome
 
 DEFAULT_WAIT_MS = 30_000
+HOLD_MS = 500          # how long a settled group must stay settled before a cell reads it
 
 
 def read_all(cluster: Any, topic: str, timeout_ms: int = 1500) -> list[str]:
@@ -133,7 +136,23 @@ def group_settled(cluster: Any, group: str, topic: str, workers: list[Worker]) -
 
 
 def wait_for_group(cluster: Any, group: str, topic: str, workers: list[Worker],
-                   timeout_ms: int = DEFAULT_WAIT_MS) -> bool:
-    """Wait until `group_settled`; False if it did not within ``timeout_ms``."""
-    return cluster.wait_until(lambda: group_settled(cluster, group, topic, workers),
-                              timeout_ms=timeout_ms)
+                   timeout_ms: int = DEFAULT_WAIT_MS, hold_ms: int = HOLD_MS) -> bool:
+    """Wait until `group_settled` has held for ``hold_ms`` of cluster time (a group that
+    settles and at once rebalances again, e.g. a member late with its heartbeats on a busy
+    machine, is not settled yet); False, with one printed line, if not within ``timeout_ms``."""
+    since: list[int | None] = [None]
+
+    def held() -> bool:
+        if not group_settled(cluster, group, topic, workers):
+            since[0] = None
+            return False
+        now = cluster.now()
+        if since[0] is None:
+            since[0] = now
+        return now - since[0] >= hold_ms
+
+    if cluster.wait_until(held, timeout_ms=timeout_ms):
+        return True
+    print(f"(the group {group} had not settled after {timeout_ms // 1000} s: the numbers below "
+          f"are from the middle of a rebalance)")
+    return False

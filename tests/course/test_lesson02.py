@@ -11,7 +11,7 @@ from kafka import TopicPartition
 
 from minikafka import Cluster
 from minikafka.course.lesson02 import (Worker, broker_count, group_settled, load_by_broker,
-                                       load_text, partition_dirs)
+                                       load_text, partition_dirs, wait_for_group)
 from minikafka.runtime.events import ClusterEvent, EventLog
 
 
@@ -100,3 +100,48 @@ def test_a_group_is_settled_when_stable_with_every_worker_owning_every_partition
     assert not group_settled(cluster, "workers", "tasks", workers)
     workers[2].partitions, workers[0].partitions = (3,), (0, 2)
     assert group_settled(cluster, "workers", "tasks", workers)
+
+
+class ClockedCluster(FakeCluster):
+    """A FakeCluster with a cluster clock that `wait_until` moves 100 ms per poll, and a hook
+    that may change the group between polls."""
+
+    def __init__(self, partitions: int, between_polls=None):
+        super().__init__(partitions)
+        self.clock = 0
+        self.between_polls = between_polls or (lambda now: None)
+
+    def now(self) -> int:
+        return self.clock
+
+    def wait_until(self, condition, timeout_ms: int) -> bool:
+        while self.clock <= timeout_ms:
+            if condition():
+                return True
+            self.clock += 100
+            self.between_polls(self.clock)
+        return False
+
+
+def test_wait_for_group_reads_a_group_only_once_it_has_stayed_settled(capsys):
+    workers = [SimpleNamespace(partitions=(0,)), SimpleNamespace(partitions=(1,))]
+
+    def rebalance_once(now):          # settled at first, then a rebalance at 200 ms
+        if now == 200:
+            cluster.emit("group_join_completed", group="workers", members=["a", "b"])
+        if now == 400:
+            cluster.emit("group_stable", group="workers")
+
+    cluster = ClockedCluster(partitions=2, between_polls=rebalance_once)
+    cluster.emit("group_join_completed", group="workers", members=["a", "b"])
+    cluster.emit("group_stable", group="workers")
+    assert wait_for_group(cluster, "workers", "tasks", workers, hold_ms=500)
+    assert cluster.clock == 900        # settled again at 400, held until 900: not read at 0
+    assert capsys.readouterr().out == ""
+
+
+def test_wait_for_group_says_so_when_the_group_never_settles(capsys):
+    cluster = ClockedCluster(partitions=2)
+    workers = [SimpleNamespace(partitions=(0,))]
+    assert not wait_for_group(cluster, "workers", "tasks", workers, timeout_ms=1000)
+    assert "had not settled after 1 s" in capsys.readouterr().out
