@@ -323,6 +323,12 @@ class GroupCoordinator:
             shard, error = self._shard(group_id)
             if shard is None:
                 described.append(DescribedGroup(group_id, error))
+            elif group_id not in shard.groups.groups and shard.offsets._consumer_group(group_id) is not None:
+                # a KIP-848 group: DescribeGroups only describes classic ones (classicGroup's refusal)
+                described.append(DescribedGroup(
+                    group_id, Errors.GROUP_ID_NOT_FOUND if request.api_version >= 6 else Errors.NONE,
+                    f"Group {group_id} is not a classic group." if request.api_version >= 6 else None,
+                    group_state="Dead"))
             else:
                 described.append(shard.groups.describe_group(group_id, request.api_version))
         respond(DescribeGroupsResponse(tuple(described)))

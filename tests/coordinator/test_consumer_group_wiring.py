@@ -162,6 +162,17 @@ def test_list_groups_shows_consumer_groups_with_their_type():
     assert classic_only.value.groups == ()
 
 
+def test_describe_groups_refuses_a_consumer_group_as_not_classic():
+    from minikafka.coordinator.requests import DescribeGroupsRequest
+    h = _harness()
+    settle_two_members(h)
+    box = Box()
+    h.coordinator.handle_describe_groups(DescribeGroupsRequest((GROUP,), api_version=6), box)
+    [described] = box.value.groups
+    assert (described.error_code, described.error_message, described.group_state) == \
+        (Errors.GROUP_ID_NOT_FOUND, f"Group {GROUP} is not a classic group.", "Dead")
+
+
 def test_describe_reports_epochs_assignor_and_assignments_with_topic_names():
     h = _harness()
     state = settle_two_members(h)
