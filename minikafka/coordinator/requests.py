@@ -287,7 +287,7 @@ class ListedGroup:
     group_id: str
     protocol_type: str
     group_state: str
-    group_type: str = "Classic"          # GroupType.CLASSIC.toString()
+    group_type: str = "classic"          # the coordinator's Group.GroupType.CLASSIC.toString() (4.3.1)
 
 
 @dataclass(frozen=True, slots=True)

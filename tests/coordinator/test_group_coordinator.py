@@ -247,7 +247,7 @@ def test_list_describe_and_delete(h):
     listed = Box()
     h.coordinator.handle_list_groups(ListGroupsRequest(states_filter=("stable",)), listed)
     assert [(g.group_id, g.protocol_type, g.group_state, g.group_type) for g in listed.value.groups] \
-        == [(GROUP, "consumer", "Stable", "Classic")]
+        == [(GROUP, "consumer", "Stable", "classic")]
     described = Box()
     h.coordinator.handle_describe_groups(DescribeGroupsRequest((GROUP, "nope"), api_version=5), described)
     stable, missing = described.value.groups

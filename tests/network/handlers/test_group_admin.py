@@ -36,7 +36,7 @@ def test_list_groups_across_brokers_with_state_and_type(cluster):
     commit(cluster, coordinator_of(cluster, "offsets-only"), "offsets-only", {("orders", 0): 1})
     by_id = {g.group_id: g for g in listed(cluster, version=5, states_filter=[], types_filter=[])}
     assert (by_id["active"].protocol_type, by_id["active"].group_state, by_id["active"].group_type) == \
-        ("consumer", "Stable", "Classic")
+        ("consumer", "Stable", "classic")
     assert (by_id["offsets-only"].protocol_type, by_id["offsets-only"].group_state) == ("", "Empty")
     v0 = {g.group_id for g in listed(cluster, version=0)}
     assert {"active", "offsets-only"} <= v0
