@@ -13,6 +13,11 @@ timeout.ms``, ...).  A `TimingProfile` maps those names to values.
   learner watches.  Everything that is already short (linger, backoff,
   long-poll waits) keeps Kafka's value.  The cluster's description prints the
   active profile, so a learner always knows which numbers they see.
+  KIP-848 consumer groups are scaled like the classic protocol's timers: a
+  consumer-protocol member heartbeats every 1 s (Kafka: 5 s,
+  ``group.consumer.heartbeat.interval.ms``) and is fenced after 9 s of
+  silence (Kafka: 45 s, ``group.consumer.session.timeout.ms``) -- below the
+  bounds Kafka itself enforces (5-15 s and 45-60 s), on purpose.
 
 A profile can be adjusted with ``profile.with_overrides({...})``; unknown
 names are rejected so a typo never silently keeps a default.
@@ -55,6 +60,8 @@ KAFKA_DEFAULTS: Mapping[str, int] = MappingProxyType({
     "request.timeout.ms": 30000,
     # group coordinator (GroupCoordinatorConfig)
     "group.initial.rebalance.delay.ms": 3000,
+    "group.consumer.session.timeout.ms": 45000,       # KIP-848 consumer groups
+    "group.consumer.heartbeat.interval.ms": 5000,
     "offsets.commit.timeout.ms": 5000,
     "offsets.retention.check.interval.ms": 600000,
 })

@@ -8,9 +8,12 @@ offsets.  The ids come out in the order the brokers answered.
 
 *Describing* a group takes three requests:
 
-1. DescribeGroups to the group's coordinator (found with FindCoordinator):
-   the state, the assignor, and each member's id, client id, host and
-   assignment (decoded from the consumer protocol's assignment bytes);
+1. ConsumerGroupDescribe to the group's coordinator (found with
+   FindCoordinator): the state, the assignor and each member's id, client
+   id, host and assignment of a KIP-848 consumer group; a group it does not
+   know (GROUP_ID_NOT_FOUND: a classic group, or none) is asked again with
+   DescribeGroups, whose members carry their assignment as the consumer
+   protocol's assignment bytes;
 2. OffsetFetch: the group's committed offsets (and their leader epochs);
 3. ListOffsets (latest) for every partition that is assigned or has a
    commit: the log end offsets, so that lag = log end offset - committed.
@@ -31,13 +34,15 @@ which that module prints.
 Mirrors ``ConsumerGroupCommand.ConsumerGroupService`` (``listConsumerGroups``,
 ``describeConsumerGroups``, ``getCommittedOffsets``; 4.3.1) and
 ``OffsetsUtils.getLogEndOffsets`` (in 4.1.1 a method of the service).
-Simplified: groups of the KIP-848 consumer protocol are described through
-DescribeGroups too (no ConsumerGroupDescribe), so member epochs and target
-assignments are unknown.
+``DescribeConsumerGroupsHandler`` (ConsumerGroupDescribe first, DescribeGroups
+for the groups it does not know).  Simplified: the members' epochs and target
+assignments are read but not printed (``--members --verbose`` of a
+consumer-protocol group shows them in Kafka).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from minikafka.cli.admin_client import AdminConnection, ExecutionException, execution, from_client_error, java_string
@@ -79,21 +84,62 @@ def _assignment(raw: bytes | None) -> tuple[TopicPartition, ...]:
     return tuple(TopicPartition(t.topic, p) for t in decoded.assigned_partitions for p in t.partitions)
 
 
+@dataclass(frozen=True)
+class _ModernMember:
+    """A ConsumerGroupDescribe member in the shape `_describe_one` reads (assignment already decoded)."""
+
+    member_id: str
+    client_id: str
+    client_host: str
+    group_instance_id: str | None
+    partitions: tuple[TopicPartition, ...]
+
+
+@dataclass(frozen=True)
+class _ModernGroup:
+    group_id: str
+    group_state: str
+    protocol_data: str                 # the assignor, shown as ASSIGNMENT-STRATEGY
+    members: tuple[_ModernMember, ...]
+
+
+def _modern_group(g) -> _ModernGroup:
+    members = tuple(_ModernMember(m.member_id, m.client_id, m.client_host, m.instance_id, tuple(
+        TopicPartition(t.topic_name, p) for t in m.assignment.topic_partitions for p in t.partitions))
+        for m in g.members)
+    return _ModernGroup(g.group_id, g.group_state, g.assignor_name, members)
+
+
 def describe_consumer_groups(connection: AdminConnection, group_ids) -> tuple[dict[str, Any], dict[str, int]]:
-    """``Admin.describeConsumerGroups``: DescribeGroups on each group's coordinator, retried until --timeout.
+    """``Admin.describeConsumerGroups``: ConsumerGroupDescribe on each group's coordinator, then
+    DescribeGroups for the groups it did not know; retried until --timeout.
 
     Each group's answer (or the `KafkaException` its future fails with), and the coordinators found.
     """
     from kafka.protocol.admin import DescribeGroupsRequest
+
+    from minikafka.network.messages import ConsumerGroupDescribeRequest
+    modern = CoordinatorCall(connection, "describeConsumerGroups", "CONSUMER_GROUP_DESCRIBE")
+
+    def split_modern(response, groups):
+        return {g.group_id: (Errors.for_code(g.error_code),
+                             group_error(g.error_code, g.error_message) or _modern_group(g))
+                for g in response.groups}
+    answers = modern.run(list(group_ids), lambda groups: ConsumerGroupDescribeRequest(
+        group_ids=groups, include_authorized_operations=False), split_modern)
+    classic_ids = [g for g in dict.fromkeys(group_ids) if isinstance(answers.get(g), KafkaException)
+                   and answers[g].error is Errors.GROUP_ID_NOT_FOUND]
+    if not classic_ids:
+        return answers, modern.coordinators
     call = CoordinatorCall(connection, "describeConsumerGroups", "DESCRIBE_GROUPS")
 
     def split(response, groups):
         return {g.group_id: (Errors.for_code(g.error_code),
                              group_error(g.error_code, getattr(g, "error_message", None)) or g)
                 for g in response.groups}
-    answers = call.run(list(group_ids), lambda groups: DescribeGroupsRequest(
-        groups=groups, include_authorized_operations=False), split)
-    return answers, call.coordinators
+    answers.update(call.run(classic_ids, lambda groups: DescribeGroupsRequest(
+        groups=groups, include_authorized_operations=False), split))
+    return answers, {**modern.coordinators, **call.coordinators}
 
 
 def described_group(answers: dict[str, Any], group_id: str):
@@ -158,9 +204,10 @@ def _describe_one(connection: AdminConnection, group,
     offsets = {TopicPartition(tp.topic, tp.partition): meta.offset for tp, meta in committed.items()}
     epochs = {TopicPartition(tp.topic, tp.partition): meta.leader_epoch for tp, meta in committed.items()
               if meta.leader_epoch is not None and meta.leader_epoch >= 0}
-    members = tuple(output.MemberDescription(m.member_id, m.client_id, m.client_host, _assignment(m.member_assignment),
-                                             getattr(m, "group_instance_id", None))
-                    for m in group.members)
+    members = tuple(output.MemberDescription(
+        m.member_id, m.client_id, m.client_host,
+        m.partitions if isinstance(m, _ModernMember) else _assignment(m.member_assignment),
+        getattr(m, "group_instance_id", None)) for m in group.members)
     partitions = list(dict.fromkeys([tp for m in members for tp in m.assignment] + list(offsets)))
     ends = _log_end_offsets(connection.admin("listOffsets"), partitions) if partitions else {}
     return output.ConsumerGroupDescription(group_id, group.group_state, members, coordinator, group.protocol_data,

@@ -1,4 +1,4 @@
-"""``GroupCoordinator``: the broker-side entry point of consumer groups (classic protocol).
+"""``GroupCoordinator``: the broker-side entry point of consumer groups (both protocols).
 
 Theory of operation
 -------------------
@@ -24,9 +24,17 @@ when the coordinator is shut down), session timeout outside
 ``group.min/max.session.timeout.ms`` (INVALID_SESSION_TIMEOUT), SyncGroup v5+
 without protocol type/name (INCONSISTENT_GROUP_PROTOCOL).
 
-Mirrors ``GroupCoordinatorService`` (routing, validation, partitionFor) and
-the load/unload side of ``CoordinatorRuntime``.  Simplified: no KIP-848
-ConsumerGroupHeartbeat, no transactional offset commits.
+KIP-848 consumer groups come in through ``handle_consumer_group_heartbeat``
+(routed to the group's shard, which writes the records the sans-IO
+`ConsumerGroupHeartbeat` returns) and ``handle_consumer_group_describe``;
+the shards read topic ids and partition counts from ``topics`` (a
+`TopicsImage` of the current metadata, passed in by the broker).  ListGroups
+lists consumer groups beside classic ones, with type ``consumer``.
+
+Mirrors ``GroupCoordinatorService`` (routing, validation, partitionFor,
+consumerGroupHeartbeat, consumerGroupDescribe) and the load/unload side of
+``CoordinatorRuntime``.  Simplified: no transactional offset commits, no
+share or streams groups.
 """
 
 from __future__ import annotations
@@ -40,7 +48,9 @@ from minikafka.coordinator.coordinator_context import (
     AppendFn, CoordinatorContext, CoordinatorState, Record,
 )
 from minikafka.coordinator.group_coordinator_config import GroupCoordinatorConfig
-from minikafka.coordinator.group_coordinator_shard import GroupCoordinatorShard
+from minikafka.coordinator.consumer_group_heartbeat import ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse
+from minikafka.coordinator.group_coordinator_shard import GroupCoordinatorShard, _no_topics
+from minikafka.coordinator.topic_metadata import TopicsImage
 from minikafka.coordinator.requests import (
     DeleteGroupsRequest, DeleteGroupsResponse, DeletableGroupResult, DescribedGroup,
     DescribeGroupsRequest, DescribeGroupsResponse, HeartbeatRequest, HeartbeatResponse,
@@ -60,8 +70,10 @@ def partition_for(group_id: str, num_partitions: int) -> int:
 
 
 class GroupCoordinator:
-    def __init__(self, node: Node, config: GroupCoordinatorConfig | None, append: AppendFn):
+    def __init__(self, node: Node, config: GroupCoordinatorConfig | None, append: AppendFn,
+                 topics: Callable[[], TopicsImage] = _no_topics):
         self.node = node
+        self.topics = topics                                 # the current metadata's topics
         self.config = config or GroupCoordinatorConfig()
         self._append = append
         self._contexts: dict[int, CoordinatorContext] = {}   # partitions we lead, by index
@@ -102,7 +114,7 @@ class GroupCoordinator:
             return
         ctx = CoordinatorContext(partition_index, leader_epoch, self.node, self.config, self._append)
         self._contexts[partition_index] = ctx
-        self._shards[partition_index] = GroupCoordinatorShard(ctx)
+        self._shards[partition_index] = GroupCoordinatorShard(ctx, self.topics)
         if records is not None:
             self.complete_load(partition_index, leader_epoch, records)
 
@@ -115,18 +127,20 @@ class GroupCoordinator:
             shard.replay_all(_key_value(r) for r in records)
         except KafkaException as exc:                    # unreadable bytes or impossible contents
             ctx.close(CoordinatorState.FAILED)
-            self._shards[partition_index] = GroupCoordinatorShard(ctx)  # drop the half-loaded state
+            self._shards[partition_index] = GroupCoordinatorShard(ctx, self.topics)  # drop the half-loaded state
             ctx.emit("group_load_failed", f"{ctx.topic_partition} failed to load on broker "
                      f"{self.node.node_id}: {exc}; its groups get NOT_COORDINATOR", error=str(exc))
             return
         ctx.state = CoordinatorState.ACTIVE
         shard.on_loaded()
-        if not shard.groups.groups and not shard.offsets.offsets:
+        consumer_groups = sorted(g for g, group in shard.consumer.groups.items() if not group.deleted)
+        if not shard.groups.groups and not shard.offsets.offsets and not consumer_groups:
             return                                       # nothing to tell: no group lives here yet
+        groups = sorted(set(shard.groups.groups) | set(consumer_groups))
         ctx.emit("group_loaded", f"{ctx.topic_partition} loaded on broker {self.node.node_id} "
-                 f"(leader epoch {leader_epoch}): {len(shard.groups.groups)} groups, "
+                 f"(leader epoch {leader_epoch}): {len(groups)} groups, "
                  f"{shard.offsets.count()} committed offsets", epoch=leader_epoch,
-                 groups=sorted(shard.groups.groups), offsets=shard.offsets.count())
+                 groups=groups, offsets=shard.offsets.count())
 
     def on_resigned(self, partition_index: int, leader_epoch: int | None = None) -> None:
         """This broker no longer leads the partition (``leader_epoch``: the new leader's epoch)."""
@@ -210,6 +224,29 @@ class GroupCoordinator:
         self._route(request.group_id, respond, lambda e: LeaveGroupResponse(e),
                     lambda shard: respond(shard.groups.leave_group(request)))
 
+    def handle_consumer_group_heartbeat(self, request: ConsumerGroupHeartbeatRequest, respond: Respond, *,
+                                        api_version: int = 1, client_id: str = "",
+                                        client_host: str = "") -> None:
+        """ConsumerGroupHeartbeat (KIP-848): validated and answered by the group's shard."""
+        if not self.active:
+            respond(ConsumerGroupHeartbeatResponse(Errors.COORDINATOR_NOT_AVAILABLE))
+            return
+        self._route(request.group_id, respond, lambda e: ConsumerGroupHeartbeatResponse(e),
+                    lambda shard: shard.consumer_group_heartbeat(request, api_version, client_id,
+                                                                 client_host, respond))
+
+    def handle_consumer_group_describe(self, group_ids: list[str],
+                                       respond: Callable[[list[dict]], None]) -> None:
+        """ConsumerGroupDescribe: one dict per group id (see `GroupCoordinatorShard.describe_consumer_group`)."""
+        described = []
+        for group_id in group_ids:
+            shard, error = self._shard(group_id) if group_id else (None, Errors.INVALID_GROUP_ID)
+            if shard is None:
+                described.append({"group_id": group_id, "error": error, "error_message": None})
+            else:
+                described.append(shard.describe_consumer_group(group_id))
+        respond(described)
+
     def _route(self, group_id: str, respond: Respond, on_error: Callable[[Errors], Any],
                run: Callable[[GroupCoordinatorShard], None]) -> None:
         shard, error = self._shard(group_id)
@@ -277,6 +314,7 @@ class GroupCoordinator:
                 return
             if shard is not None:
                 listed.extend(shard.groups.list_groups(states, types))
+                listed.extend(shard.list_consumer_groups(states, types))
         respond(ListGroupsResponse(Errors.NONE, tuple(listed)))
 
     def handle_describe_groups(self, request: DescribeGroupsRequest, respond: Respond) -> None:
@@ -285,6 +323,12 @@ class GroupCoordinator:
             shard, error = self._shard(group_id)
             if shard is None:
                 described.append(DescribedGroup(group_id, error))
+            elif group_id not in shard.groups.groups and shard.offsets._consumer_group(group_id) is not None:
+                # a KIP-848 group: DescribeGroups only describes classic ones (classicGroup's refusal)
+                described.append(DescribedGroup(
+                    group_id, Errors.GROUP_ID_NOT_FOUND if request.api_version >= 6 else Errors.NONE,
+                    f"Group {group_id} is not a classic group." if request.api_version >= 6 else None,
+                    group_state="Dead"))
             else:
                 described.append(shard.groups.describe_group(group_id, request.api_version))
         respond(DescribeGroupsResponse(tuple(described)))

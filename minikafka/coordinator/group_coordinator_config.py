@@ -10,11 +10,22 @@ lesson in the teaching profile sees a new group form after 600 ms instead of
 3 s.  The session-timeout bounds are *validation* limits a client's own
 ``session.timeout.ms`` must respect, so no profile scales them.
 
+KIP-848 consumer groups read ``group.consumer.session.timeout.ms`` and
+``group.consumer.heartbeat.interval.ms`` from the timing profile (the
+teaching profile divides them by five, like the classic timers; a broker
+config of the same name overrides the profile), and
+``group.consumer.max.size``, ``group.consumer.assignors`` (names, comma
+separated; the first is the default) and
+``group.consumer.assignment.interval.ms`` from the broker configs, with
+Kafka 4.3.1's defaults.  Validation as 4.3.1 does it: the heartbeat interval
+must be below the session timeout, sizes at least 1, an assignor must be one
+Kafka ships (``uniform``, ``range``).
+
 Mirrors ``org.apache.kafka.coordinator.group.GroupCoordinatorConfig``.
-Simplified: of the KIP-848 settings only the consumer group's session and
-heartbeat timeouts, maximum size, assignors and assignment interval exist, with Kafka's defaults
-(not yet read from configs or scaled by the timing profile); no share or
-streams group settings.
+Simplified: the ``group.consumer.min/max.*`` bounds are not enforced (the
+teaching profile is below them on purpose) and there are no per-group
+overrides; ``group.consumer.migration.policy`` and the share and streams
+group settings do not exist.
 """
 
 from __future__ import annotations
@@ -35,7 +46,11 @@ DEFAULTS: Mapping[str, int] = {
     "offset.metadata.max.bytes": 4096,
     "offsets.topic.num.partitions": 50,
     "offsets.retention.minutes": 7 * 24 * 60,
+    "group.consumer.max.size": INT_MAX,
+    "group.consumer.assignment.interval.ms": 1000,
 }
+CONSUMER_GROUP_TIMERS = ("group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms")
+KNOWN_ASSIGNORS = ("uniform", "range")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +65,7 @@ class GroupCoordinatorConfig:
     offset_commit_timeout_ms: int = 5000            # offsets.commit.timeout.ms
     offsets_retention_ms: int = 7 * 24 * 60 * 60 * 1000  # offsets.retention.minutes, in ms
     offsets_retention_check_interval_ms: int = 600000    # offsets.retention.check.interval.ms
-    # KIP-848 consumer groups (read by ConsumerGroupHeartbeat; not yet in from_configs or the profile)
+    # KIP-848 consumer groups (read by ConsumerGroupHeartbeat)
     consumer_group_session_timeout_ms: int = 45000       # group.consumer.session.timeout.ms
     consumer_group_heartbeat_interval_ms: int = 5000     # group.consumer.heartbeat.interval.ms
     consumer_group_max_size: int = INT_MAX               # group.consumer.max.size
@@ -62,10 +77,16 @@ class GroupCoordinatorConfig:
                      timing: "TimingProfile | str | None" = None) -> "GroupCoordinatorConfig":
         """Build from Kafka config names (values as ints or strings) and a timing profile."""
         merged = dict(DEFAULTS)
+        times = profile(timing)
+        consumer_timers = {name: times.ms(name) for name in CONSUMER_GROUP_TIMERS}
+        assignors = ("uniform", "range")
         for name, value in (configs or {}).items():
             if name in DEFAULTS:
                 merged[name] = _as_int(name, value)
-        times = profile(timing)
+            elif name in consumer_timers:
+                consumer_timers[name] = _as_int(name, value)
+            elif name == "group.consumer.assignors":
+                assignors = _assignors(value)
         config = cls(
             min_session_timeout_ms=merged["group.min.session.timeout.ms"],
             max_session_timeout_ms=merged["group.max.session.timeout.ms"],
@@ -76,6 +97,11 @@ class GroupCoordinatorConfig:
             offset_commit_timeout_ms=times.ms("offsets.commit.timeout.ms"),
             offsets_retention_ms=merged["offsets.retention.minutes"] * 60 * 1000,
             offsets_retention_check_interval_ms=times.ms("offsets.retention.check.interval.ms"),
+            consumer_group_session_timeout_ms=consumer_timers["group.consumer.session.timeout.ms"],
+            consumer_group_heartbeat_interval_ms=consumer_timers["group.consumer.heartbeat.interval.ms"],
+            consumer_group_max_size=merged["group.consumer.max.size"],
+            consumer_group_assignors=assignors,
+            consumer_group_assignment_interval_ms=merged["group.consumer.assignment.interval.ms"],
         )
         config.validate()
         return config
@@ -86,6 +112,13 @@ class GroupCoordinatorConfig:
         _at_least("offsets.topic.num.partitions", self.offsets_topic_num_partitions, 1)
         _at_least("offsets.retention.minutes", self.offsets_retention_ms // 60000, 1)
         _at_least("offsets.commit.timeout.ms", self.offset_commit_timeout_ms, 1)
+        _at_least("group.consumer.session.timeout.ms", self.consumer_group_session_timeout_ms, 1)
+        _at_least("group.consumer.heartbeat.interval.ms", self.consumer_group_heartbeat_interval_ms, 1)
+        _at_least("group.consumer.max.size", self.consumer_group_max_size, 1)
+        _at_least("group.consumer.assignment.interval.ms", self.consumer_group_assignment_interval_ms, 0)
+        if self.consumer_group_heartbeat_interval_ms >= self.consumer_group_session_timeout_ms:
+            raise ConfigException("group.consumer.heartbeat.interval.ms must be less than "
+                                  "group.consumer.session.timeout.ms")
 
 
 def _as_int(name: str, value: Any) -> int:
@@ -94,6 +127,18 @@ def _as_int(name: str, value: Any) -> int:
     except (TypeError, ValueError):
         raise ConfigException(f"Invalid value {value} for configuration {name}: "
                               f"Not a number of type INT") from None
+
+
+def _assignors(value: Any) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in (value.split(",") if isinstance(value, str) else value) if n.strip())
+    for name in names:
+        if name not in KNOWN_ASSIGNORS:
+            raise ConfigException(f"Invalid value {name} for configuration group.consumer.assignors: "
+                                  f"Class {name} cannot be found")
+    if not names:
+        raise ConfigException("Invalid value [] for configuration group.consumer.assignors: "
+                              "Empty list not allowed")
+    return names
 
 
 def _at_least(name: str, value: int, minimum: int) -> None:

@@ -8,8 +8,19 @@ with the context that connects them to the broker.  It owns the operations
 that touch both:
 
 * **replay**: loading a partition decodes each record and hands it to the
-  right manager (records of other group types are skipped, as Kafka's loader
-  skips unknown record types);
+  right manager: offsets and classic groups to the two managers, the
+  KIP-848 consumer group records (types 3-8) to `ConsumerGroupHeartbeat`
+  (records of other group types, share and streams, are skipped, as Kafka's
+  loader skips unknown record types); once loaded, every consumer-group
+  member's session timer starts afresh;
+* **ConsumerGroupHeartbeat**: the sans-IO `ConsumerGroupHeartbeat` answers
+  from the current state and returns its records and timer changes; the
+  shard writes the records through the context (answering once they are
+  committed) and turns each `TimerChange` into a context timer whose expiry
+  calls back into it (session timeout: the member is fenced; rebalance
+  timeout: fenced if it still owes the revocation);
+* **ConsumerGroupDescribe**: each group's epochs, assignor and members, with
+  topic names looked up in the current metadata;
 * **DeleteGroups**: an Empty group is deleted by writing a tombstone for each
   of its offsets and one for the group, and replaying them once committed;
 * **OffsetDelete**: the offsets manager decides which partitions' offsets
@@ -21,7 +32,11 @@ that touch both:
   Empty groups left without offsets.
 
 Mirrors Kafka's ``GroupCoordinatorShard`` (replay, deleteGroups, deleteOffsets, onTopicsDeleted,
-cleanupGroupMetadata, onLoaded, onUnloaded).
+cleanupGroupMetadata, onLoaded, onUnloaded, consumerGroupHeartbeat,
+consumerGroupDescribe).  Simplified: the consumer-group records of a heartbeat
+are applied to the in-memory groups when the answer is computed, not undone if
+the write then fails (Kafka reverts its timeline snapshot); a failed write
+usually means the partition is moving away, which drops the state anyway.
 """
 
 from __future__ import annotations
@@ -29,6 +44,12 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from minikafka.common.errors import Errors, KafkaException
+from minikafka.common.uuid import Uuid
+from minikafka.coordinator import consumer_group_records
+from minikafka.coordinator.consumer_group_heartbeat import (
+    ConsumerGroupHeartbeat, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, CoordinatorResult,
+    TimerChange,
+)
 from minikafka.coordinator.coordinator_context import CoordinatorContext, Record, coordinator_error
 from minikafka.coordinator.group_metadata_manager import GroupMetadataManager
 from minikafka.coordinator.offset_metadata_manager import OffsetMetadataManager
@@ -40,15 +61,29 @@ from minikafka.coordinator.records import (
     group_metadata_record,
     offset_commit_record,
 )
-from minikafka.coordinator.requests import DeletableGroupResult, OffsetDeleteRequest, OffsetDeleteResponse
+from minikafka.coordinator.requests import (
+    DeletableGroupResult, ListedGroup, OffsetDeleteRequest, OffsetDeleteResponse,
+)
+from minikafka.coordinator.topic_metadata import TopicsImage
+
+
+def _no_topics() -> TopicsImage:
+    return TopicsImage()
 
 
 class GroupCoordinatorShard:
-    def __init__(self, ctx: CoordinatorContext):
+    def __init__(self, ctx: CoordinatorContext, topics: Callable[[], TopicsImage] = _no_topics):
         self.ctx = ctx
         self.groups = GroupMetadataManager(ctx)
-        self.offsets = OffsetMetadataManager(ctx, self.groups)
+        self.consumer = ConsumerGroupHeartbeat(ctx.config, topics, self._new_member_id)
+        self.offsets = OffsetMetadataManager(ctx, self.groups, self.consumer.groups)
+        self.topics = topics
         self.skipped_records = 0                  # records of other group types seen while loading
+
+    def _new_member_id(self) -> str:
+        """A member id for a v0 client that lets the coordinator pick: a random UUID from the
+        node's seeded generator (Kafka: ``Uuid.randomUuid().toString()``)."""
+        return str(Uuid.random(self.ctx.node.rng))
 
     # ------------------------------------------------------------------ replay
     def replay(self, key: bytes, value: bytes | None) -> None:
@@ -56,7 +91,12 @@ class GroupCoordinatorShard:
         try:
             record = decode_record(key, value)
         except UnknownRecordTypeException:
-            self.skipped_records += 1
+            try:
+                consumer_record = consumer_group_records.decode_record(key, value)
+            except UnknownRecordTypeException:
+                self.skipped_records += 1
+                return
+            self.consumer.replay(consumer_record)
             return
         if isinstance(record.key, OffsetCommitKey):
             k = record.key
@@ -70,7 +110,102 @@ class GroupCoordinatorShard:
 
     def on_loaded(self) -> None:
         self.groups.on_loaded()
+        self._apply_timers(self.consumer.on_loaded(self.ctx.now))
         self._schedule_cleanup()
+
+    # ------------------------------------------------------------------ ConsumerGroupHeartbeat
+    def consumer_group_heartbeat(self, request: ConsumerGroupHeartbeatRequest, api_version: int,
+                                 client_id: str, client_host: str,
+                                 respond: Callable[[ConsumerGroupHeartbeatResponse], None]) -> None:
+        result = self.consumer.consumer_group_heartbeat(request, self.ctx.now, client_id=client_id,
+                                                        client_host=client_host, api_version=api_version)
+        self._apply(result, respond)
+
+    # ------------------------------------------------------------------ listing and describing
+    def list_consumer_groups(self, states: set[str], types: set[str]) -> list[ListedGroup]:
+        """The live consumer groups as ListGroups shows them: protocol type and group type ``consumer``."""
+        listed = []
+        for group in self.consumer.groups.values():
+            if group.deleted or (states and group.state.value.lower() not in states):
+                continue
+            if types and "consumer" not in types:
+                continue
+            listed.append(ListedGroup(group.group_id, "consumer", group.state.value, "consumer"))
+        return listed
+
+    def describe_consumer_group(self, group_id: str) -> dict:
+        """One ConsumerGroupDescribe entry: GROUP_ID_NOT_FOUND (Kafka's text) when no such consumer
+        group lives here; topic names come from the current metadata (unknown ids are left out)."""
+        group = self.consumer.groups.get(group_id)
+        if group is None or group.deleted:
+            return {"group_id": group_id, "error": Errors.GROUP_ID_NOT_FOUND,
+                    "error_message": f"Group {group_id} not found."}
+        image = self.topics()
+
+        def partitions(assignment) -> list[tuple[Uuid, str, list[int]]]:
+            out = []
+            for topic_id, parts in sorted(assignment.items(), key=lambda kv: str(kv[0])):
+                topic = image.by_id(topic_id)
+                if topic is not None and parts:
+                    out.append((topic_id, topic.name, sorted(parts)))
+            return out
+        members = []
+        for member in group.members.values():
+            members.append({
+                "member_id": member.member_id, "instance_id": member.instance_id,
+                "rack_id": member.rack_id, "member_epoch": member.member_epoch,
+                "client_id": member.client_id, "client_host": member.client_host,
+                "subscribed_topic_names": list(member.subscribed_topic_names),
+                "subscribed_topic_regex": member.subscribed_topic_regex or None,
+                "assignment": partitions(member.assigned_partitions),
+                "target_assignment": partitions(group.target_assignment_of(member.member_id)),
+            })
+        return {"group_id": group_id, "error": Errors.NONE, "error_message": None,
+                "group_state": group.state.value, "group_epoch": group.group_epoch,
+                "assignment_epoch": group.target_assignment_epoch,
+                "assignor_name": (group.preferred_server_assignor(None, None)
+                                  or self.consumer.default_assignor),
+                "members": members}
+
+    def _apply(self, result: CoordinatorResult,
+               respond: Callable[[ConsumerGroupHeartbeatResponse], None] | None = None) -> None:
+        """Arm the result's timers, write its records, then answer (once committed)."""
+        self._apply_timers(result.timers)
+        if not result.records:
+            if respond is not None and result.response is not None:
+                respond(result.response)
+            return
+
+        def written(error: Errors) -> None:
+            if respond is None or result.response is None:
+                return
+            if error is not Errors.NONE:
+                respond(ConsumerGroupHeartbeatResponse(coordinator_error(error)))
+            else:
+                respond(result.response)
+        self.ctx.write([consumer_group_records.encode_record(r) for r in result.records], written)
+
+    def _apply_timers(self, changes: list[TimerChange]) -> None:
+        for change in changes:
+            key = ("consumer", change.kind, change.group_id, change.member_id)
+            if change.deadline_ms is None:
+                self.ctx.cancel(key)
+            elif change.kind == "session":
+                self.ctx.schedule(key, change.deadline_ms - self.ctx.now,
+                                  lambda c=change: self._session_expired(c))
+            else:
+                self.ctx.schedule(key, change.deadline_ms - self.ctx.now,
+                                  lambda c=change: self._rebalance_expired(c))
+
+    def _session_expired(self, change: TimerChange) -> None:
+        self.ctx.emit("consumer_member_session_expired", f"member {change.member_id} of consumer group "
+                      f"{change.group_id} missed its session timeout: fenced",
+                      group=change.group_id, member=change.member_id)
+        self._apply(self.consumer.on_session_timeout(change.group_id, change.member_id, self.ctx.now))
+
+    def _rebalance_expired(self, change: TimerChange) -> None:
+        self._apply(self.consumer.on_rebalance_timeout(change.group_id, change.member_id,
+                                                       change.member_epoch, self.ctx.now))
 
     def on_unloaded(self) -> None:
         self.groups.on_unloaded()

@@ -18,7 +18,13 @@ Who may commit:
   in the middle of a rebalance it has already joined (REBALANCE_IN_PROGRESS
   in CompletingRebalance);
 * a commit with a generation to a group that does not exist gets
-  ILLEGAL_GENERATION (GROUP_ID_NOT_FOUND from OffsetCommit v9).
+  ILLEGAL_GENERATION (GROUP_ID_NOT_FOUND from OffsetCommit v9);
+* a member of a KIP-848 consumer group sends its member epoch as the
+  generation: it must be a member (UNKNOWN_MEMBER_ID), use OffsetCommit v9+
+  (UNSUPPORTED_VERSION) and send its current epoch (STALE_MEMBER_EPOCH); a
+  commit with epoch -1 and no member id (admin client, standalone consumer)
+  is accepted only while the group has no members.  OffsetFetch v9+ with a
+  member id checks the member and its epoch the same way.
 
 Metadata longer than ``offset.metadata.max.bytes`` is refused per partition
 (OFFSET_METADATA_TOO_LARGE).  A commit also counts as a heartbeat while the
@@ -42,11 +48,14 @@ the group itself stays until retention removes it once Empty and offset-less.
 
 Mirrors Kafka's ``OffsetMetadataManager`` (commitOffset, fetchOffsets,
 fetchAllOffsets, deleteOffsets, deleteAllOffsets, onTopicsDeleted, cleanupExpiredOffsets, replay) and
-``ClassicGroup.validateOffsetCommit``/``validateOffsetDelete``.  Simplified: no transactional offsets
+``ClassicGroup.validateOffsetCommit``/``validateOffsetDelete`` and
+``ConsumerGroup.validateOffsetCommit``/``validateOffsetFetch``.  Simplified: no transactional offsets
 (TxnOffsetCommit); Stable consumer groups keep their offsets forever (Kafka
 expires offsets of topics the group no longer subscribes to); offsets carry no
 topic id, so a deleted topic's offsets are found by name (Kafka matches the id
-when the commit carried one).
+when the commit carried one); a consumer-group commit must carry the member's
+current epoch exactly (4.3.1 also accepts an older epoch for a partition the
+member was assigned at or before it, KIP-1251).
 """
 
 from __future__ import annotations
@@ -57,6 +66,7 @@ from typing import Callable
 
 from minikafka.common.errors import Errors, KafkaException, exception_for
 from minikafka.coordinator.classic_group import ClassicGroup, ClassicGroupState
+from minikafka.coordinator.consumer_group import ConsumerGroup
 from minikafka.coordinator.coordinator_context import CoordinatorContext, Record, coordinator_error
 from minikafka.coordinator.group_metadata_manager import GroupMetadataManager
 from minikafka.coordinator.records import OffsetCommitValue, offset_commit_record
@@ -80,9 +90,11 @@ class OffsetAndMetadata:
 
 
 class OffsetMetadataManager:
-    def __init__(self, ctx: CoordinatorContext, groups: GroupMetadataManager):
+    def __init__(self, ctx: CoordinatorContext, groups: GroupMetadataManager,
+                 consumer_groups: dict[str, ConsumerGroup] | None = None):
         self.ctx = ctx
         self.group_manager = groups
+        self.consumer_groups = {} if consumer_groups is None else consumer_groups   # KIP-848 groups by id
         # group -> topic -> partition -> committed offset (only what the log has committed)
         self.offsets: dict[str, dict[str, dict[int, OffsetAndMetadata]]] = {}
         # group -> (topic, partition) -> commits written but not yet committed
@@ -90,10 +102,23 @@ class OffsetMetadataManager:
         self.deletions: Counter[str] = Counter()  # group -> deletions so far (they void commits in flight)
 
     # ------------------------------------------------------------------ OffsetCommit
+    def _consumer_group(self, group_id: str) -> ConsumerGroup | None:
+        group = self.consumer_groups.get(group_id)
+        return None if group is None or group.deleted else group
+
     def validate_commit(self, request: OffsetCommitRequest) -> ClassicGroup | None:
-        """The group to commit to (None: a simple group will be created); raises on refusal."""
+        """The group to commit to (None: a simple or consumer group); raises on refusal."""
         group = self.group_manager.groups.get(request.group_id)
         generation = request.generation_id_or_member_epoch
+        consumer_group = self._consumer_group(request.group_id) if group is None else None
+        if consumer_group is not None:
+            if generation < 0 and not consumer_group.members:
+                return None                    # admin client or standalone consumer, group empty
+            member = consumer_group.member(request.member_id)     # UNKNOWN_MEMBER_ID
+            if request.api_version < 9:
+                raise Errors.UNSUPPORTED_VERSION.exception()
+            _validate_member_epoch(generation, member.member_epoch)
+            return None
         if group is None:
             if generation < 0:
                 return None
@@ -175,6 +200,15 @@ class OffsetMetadataManager:
     def fetch(self, request: OffsetFetchRequestGroup) -> OffsetFetchResponseGroup:
         group = self.group_manager.groups.get(request.group_id)
         known = group is not None and not group.in_state(S.DEAD)
+        consumer_group = self._consumer_group(request.group_id) if group is None else None
+        if consumer_group is not None:
+            known = True
+            if not (request.member_epoch < 0 and request.member_id is None):
+                try:
+                    member = consumer_group.member(request.member_id or "")
+                    _validate_member_epoch(request.member_epoch, member.member_epoch)
+                except KafkaException as exc:
+                    return OffsetFetchResponseGroup(request.group_id, error_code=exc.error)
         committed = self.offsets.get(request.group_id, {}) if known else {}
         if request.topics is None:
             return OffsetFetchResponseGroup(request.group_id, tuple(
@@ -259,8 +293,9 @@ class OffsetMetadataManager:
                 if not self.offsets[group_id]:
                     del self.offsets[group_id]
             return
-        # Committing without membership creates an Empty "simple" group.
-        self.group_manager.get_or_create(group_id, create=True)
+        # Committing without membership creates an Empty "simple" group (unless it is a consumer group).
+        if self._consumer_group(group_id) is None:
+            self.group_manager.get_or_create(group_id, create=True)
         self.offsets.setdefault(group_id, {}).setdefault(topic, {})[partition] = OffsetAndMetadata(
             value.offset, value.leader_epoch, value.metadata, value.commit_timestamp,
             value.expire_timestamp)
@@ -274,3 +309,10 @@ def _answer(partition: int, offset: OffsetAndMetadata | None) -> OffsetFetchResp
         return OffsetFetchResponsePartitions(partition)
     return OffsetFetchResponsePartitions(partition, offset.committed_offset, offset.leader_epoch,
                                          offset.metadata)
+
+
+def _validate_member_epoch(received: int, expected: int) -> None:
+    """A consumer-protocol member must send its current epoch (``ConsumerGroup.validateMemberEpoch``)."""
+    if received != expected:
+        raise exception_for(Errors.STALE_MEMBER_EPOCH)(
+            f"The received member epoch {received} does not match the expected member epoch {expected}.")

@@ -14,7 +14,8 @@ The sandbox advertises the ranges of Apache Kafka 4.3.1 (``api_keys``) for
 the APIs it implements, and nothing else:
 
 * produce, fetch, offsets, the classic consumer group protocol (with
-  OffsetDelete), topic, config, log-dir, reassignment and quorum
+  OffsetDelete), the KIP-848 consumer group protocol (ConsumerGroupHeartbeat,
+  ConsumerGroupDescribe), topic, config, log-dir, reassignment and quorum
   administration (``SANDBOX_API_KEYS``);
 * the three ACL APIs, which the sandbox answers as a broker without an
   authorizer does (SECURITY_DISABLED), because admin tools call them.
@@ -22,7 +23,7 @@ the APIs it implements, and nothing else:
 It does *not* advertise the transaction APIs (AddPartitionsToTxn,
 AddOffsetsToTxn, EndTxn, TxnOffsetCommit, WriteTxnMarkers,
 DescribeTransactions, ListTransactions, DescribeProducers), SASL, delegation
-tokens, quotas, SCRAM, the KIP-848 consumer protocol or share groups: a
+tokens, quotas, SCRAM, share or streams groups: a
 real broker would serve them, and no Kafka error code says "not
 implemented".  A client that needs one fails fast with its own "broker does
 not support ..." error.  This is a documented fidelity difference.  The
@@ -68,6 +69,7 @@ SANDBOX_API_KEYS = frozenset({
     1, 2, 23,                         # Fetch, ListOffsets, OffsetForLeaderEpoch
     10, 11, 14, 12, 13,               # FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup
     8, 9, 16, 15, 42,                 # OffsetCommit, OffsetFetch, ListGroups, DescribeGroups, DeleteGroups
+    68, 69,                           # ConsumerGroupHeartbeat, ConsumerGroupDescribe (KIP-848)
     47,                               # OffsetDelete
     19, 20, 37, 21,                   # CreateTopics, DeleteTopics, CreatePartitions, DeleteRecords
     32, 33, 44, 74,                   # DescribeConfigs, AlterConfigs, IncrementalAlterConfigs, ListConfigResources

@@ -22,7 +22,8 @@ header followed by a body:
    becomes an empty v0 request flagged ``api_versions_fallback``, to be
    answered in the v0 format with UNSUPPORTED_VERSION (KIP-511);
 4. the body is parsed with kafka-python's classes, which are generated from
-   Kafka's own JSON message specs; any failure (truncated data, a null where
+   Kafka's own JSON message specs (those kafka-python lacks, the KIP-848
+   consumer group APIs, come from `minikafka.network.messages`); any failure (truncated data, a null where
    the spec forbids one, bad UTF-8) gives ``InvalidRequestException`` with
    Kafka's "Error getting request for apiKey: ..." text.
 
@@ -54,6 +55,7 @@ import kafka.protocol.producer  # noqa: F401
 from kafka.protocol.api_header import RequestHeader
 from kafka.protocol.api_message import ApiMessage
 
+import minikafka.network.messages  # noqa: F401  (the KIP-848 APIs kafka-python lacks)
 from minikafka.common.errors import (InvalidRequestException, UnknownServerException,
                                      UnsupportedVersionException)
 from minikafka.network.api_keys import API_KEYS, API_VERSIONS, ApiKey

@@ -43,6 +43,7 @@ from minikafka.controller.requests import CreatableTopic, CreatableTopicConfig, 
 from minikafka.coordinator.find_coordinator import Endpoint, locate_group_coordinator
 from minikafka.coordinator.group_coordinator import GroupCoordinator
 from minikafka.coordinator.group_coordinator_config import GroupCoordinatorConfig
+from minikafka.coordinator.topic_metadata import TopicMetadata, TopicsImage
 from minikafka.record.memory_records import SimpleRecord, build_batch, decode_records
 from minikafka.storage.fetch_data_info import FetchIsolation
 
@@ -77,8 +78,19 @@ class GroupCoordinatorAdapter:
         self.forward_to_controller = forward_to_controller
         config = GroupCoordinatorConfig.from_configs(kafka_config().values, timing)
         self.config = config
-        self.coordinator = GroupCoordinator(node, config, self._append)
+        self.coordinator = GroupCoordinator(node, config, self._append, self._topics_image)
+        self._topics_cache: tuple[Any, TopicsImage] | None = None
         self.creating_offsets_topic = False
+
+    def _topics_image(self) -> TopicsImage:
+        """The metadata's topics as the consumer-group assignors see them (id, name, partition count),
+        rebuilt only when the image changed."""
+        topics = self.image().topics
+        if self._topics_cache is None or self._topics_cache[0] is not topics:
+            self._topics_cache = (topics, TopicsImage(tuple(
+                TopicMetadata(t.topic_id, t.name, len(t.partitions))
+                for t in topics.topics_by_id.values())))
+        return self._topics_cache[1]
 
     # ------------------------------------------------------------------ leadership
     def on_became_leader(self, partition) -> None:

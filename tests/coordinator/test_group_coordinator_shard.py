@@ -77,9 +77,20 @@ def test_a_group_recreated_while_its_tombstone_is_written_survives():
 
 def test_replay_skips_records_of_other_group_types():
     h = Harness()
-    consumer_group_record = (bytes.fromhex("0003" "0001" "67"), b"\x00\x00\x00")
-    h.coordinator.on_elected(0, 0, [consumer_group_record])
+    share_group_record = (bytes.fromhex("000b" "0001" "67"), b"\x00\x00\x00")   # type 11: a share group's
+    h.coordinator.on_elected(0, 0, [share_group_record])
     assert h.coordinator._shards[0].skipped_records == 1
+
+
+def test_replay_routes_consumer_group_records_to_the_consumer_groups():
+    from minikafka.coordinator.consumer_group_records import (
+        ConsumerGroupMetadataKey, ConsumerGroupMetadataValue, ConsumerGroupRecord, encode_record)
+    h = Harness()
+    record = encode_record(ConsumerGroupRecord(ConsumerGroupMetadataKey("g"), ConsumerGroupMetadataValue(7, 0)))
+    h.coordinator.on_elected(0, 0, [record])
+    shard = h.coordinator._shards[0]
+    assert shard.skipped_records == 0
+    assert shard.consumer.groups["g"].group_epoch == 7
 
 
 def test_offsets_of_an_empty_group_expire_after_retention_counted_from_empty():

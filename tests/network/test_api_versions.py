@@ -15,6 +15,7 @@ SANDBOX_APIS = {
     "IncrementalAlterConfigs", "ListConfigResources", "DescribeLogDirs", "AlterReplicaLogDirs",
     "ElectLeaders", "AlterPartitionReassignments", "ListPartitionReassignments", "DescribeQuorum",
     "DescribeAcls", "CreateAcls", "DeleteAcls", "OffsetDelete",
+    "ConsumerGroupHeartbeat", "ConsumerGroupDescribe",
 }
 
 
@@ -39,10 +40,12 @@ def test_some_ranges_spelled_out():
     assert ADVERTISED_API_VERSIONS[18] == (0, 4)      # ApiVersions
     assert ADVERTISED_API_VERSIONS[74] == (0, 1)      # ListConfigResources
     assert ADVERTISED_API_VERSIONS[47] == (0, 0)      # OffsetDelete (one version)
+    assert ADVERTISED_API_VERSIONS[68] == (0, 1)      # ConsumerGroupHeartbeat (v1: client-made member ids)
+    assert ADVERTISED_API_VERSIONS[69] == (0, 1)      # ConsumerGroupDescribe (v1: member type)
 
 
 def test_transactions_and_other_unimplemented_apis_are_not_advertised():
-    for key in (24, 25, 26, 27, 28, 65, 66, 61, 17, 36, 68, 69, 76):
+    for key in (24, 25, 26, 27, 28, 65, 66, 61, 17, 36, 76):
         assert key not in ADVERTISED_API_VERSIONS, API_KEYS[key].name
     assert ACL_API_KEYS <= set(ADVERTISED_API_VERSIONS)
 

@@ -41,12 +41,11 @@ UNSERVED_APIS = frozenset({
     38, 39, 40, 41,                     # delegation tokens
     48, 49, 50, 51,                     # client quotas, SCRAM credentials
     57, 64, 80, 81,                     # UpdateFeatures, UnregisterBroker, AddRaftVoter, RemoveRaftVoter
-    68, 69,                             # KIP-848 consumer groups
     76, 77, 78, 79, 83, 84, 85, 86, 87, 90, 91, 92,   # share groups and their state
     88, 89,                             # streams groups
 })
 UNSERVED = ("the sandbox does not serve Kafka's SASL, transaction, delegation-token, quota, SCRAM, "
-            "UpdateFeatures, broker and voter registration, KIP-848 consumer, share and streams group APIs, so it "
+            "UpdateFeatures, broker and voter registration, share and streams group APIs, so it "
             "does not advertise them; every API it serves has 4.3.1's range")
 
 _API_ENTRY = re.compile(r' \{\n  "api_key": (\d+),\n  "min_version": -?\d+,\n  "max_version": -?\d+\n \}(?:,\n|\n)')

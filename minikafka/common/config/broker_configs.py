@@ -183,6 +183,10 @@ BROKER_CONFIG_DEF = (
     .define("group.max.session.timeout.ms", Type.INT, 1800000)
     .define("group.initial.rebalance.delay.ms", Type.INT, 3000)
     .define("group.max.size", Type.INT, INT_MAX, Range.at_least(1))
+    .define("group.consumer.session.timeout.ms", Type.INT, 45000, Range.at_least(1))
+    .define("group.consumer.heartbeat.interval.ms", Type.INT, 5000, Range.at_least(1))
+    .define("group.consumer.max.size", Type.INT, INT_MAX, Range.at_least(1))
+    .define("group.consumer.assignment.interval.ms", Type.INT, 1000, Range.at_least(0))
     # CleanerConfig
     .define("log.cleaner.threads", Type.INT, 1, Range.at_least(0))
     .define("log.cleaner.dedupe.buffer.size", Type.LONG, 128 * MIB)
