@@ -26,7 +26,7 @@ for the incarnation id), the broker's id, the cluster id, the timing profile,
 what it registers with (listeners, supported features, rack, directory id)
 and two questions it asks the broker: who is the active controller, and how
 far has the metadata log been replayed.  It tells the broker back through two
-optional callbacks: ``on_caught_up`` and ``on_shutdown_granted``.
+optional callbacks, also passed in: ``on_caught_up`` and ``on_shutdown_granted``.
 
 Mirrors ``kafka.server.BrokerLifecycleManager``.  Simplified: the controller
 is found through the KRaft observer's view of the quorum leader.
@@ -95,7 +95,9 @@ class BrokerLifecycleManager:
                  metadata_offset: Callable[[], int],
                  registration_listeners: Callable[[], tuple["Listener", ...]],
                  supported_features: Callable[[], tuple["Feature", ...]],
-                 previous_broker_epoch: int = -1):
+                 previous_broker_epoch: int = -1,
+                 on_caught_up: Callable[[], None] | None = None,
+                 on_shutdown_granted: Callable[[], None] | None = None):
         self.node = node
         self.broker_id = broker_id
         self.cluster_id = cluster_id
@@ -112,8 +114,8 @@ class BrokerLifecycleManager:
         self.ready_to_unfence = False              # set once logs are loaded and metadata caught up
         self.caught_up = False                     # the controller said our metadata caught up
         self.want_shut_down = False
-        self.on_caught_up: Callable[[], None] | None = None
-        self.on_shutdown_granted: Callable[[], None] | None = None
+        self.on_caught_up = on_caught_up              # the controller says our metadata caught up
+        self.on_shutdown_granted = on_shutdown_granted  # the controller let us shut down
         self.heartbeat_interval_ms = timing.ms("broker.heartbeat.interval.ms")
         self.timeout_ms = timing.ms("controller.quorum.request.timeout.ms")
         self.in_flight = False

@@ -194,11 +194,10 @@ class LifecycleHarness:
             directory_id=self.directory_id, active_controller_id=lambda: self.controller_id,
             metadata_offset=lambda: self.metadata_offset,
             registration_listeners=lambda: LISTENERS, supported_features=lambda: FEATURES,
-            previous_broker_epoch=previous_broker_epoch)
+            previous_broker_epoch=previous_broker_epoch,
+            on_caught_up=self._caught_up, on_shutdown_granted=self._shutdown_granted)
         self.caught_up_calls = 0
         self.shutdown_calls = 0
-        self.manager.on_caught_up = self._caught_up
-        self.manager.on_shutdown_granted = self._shutdown_granted
         self.ready_on_catch_up = False                    # BrokerServer's wiring, when set
         self.events: list = []                            # what the node emitted, in order
 
