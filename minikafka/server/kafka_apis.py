@@ -40,7 +40,7 @@ through here: `KafkaNode` hands them to the `QuorumController` by their type
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from minikafka.common.errors import UnknownServerException
 from minikafka.network import api_keys as keys
@@ -51,7 +51,20 @@ from minikafka.server.apis import (acls, api_versions, configs, consumer_groups,
                                    group_offsets, groups, leadership, log_dirs, metadata, offset_delete,
                                    offsets, produce, quorum, topics_admin)
 
-Handler = Callable[[RequestContext, Any, Any], Any]
+
+
+class KafkaApisBroker(api_versions.ApiVersionsBroker, configs.ConfigsBroker, fetch.FetchBroker,
+                      group_offsets.GroupOffsetsBroker, log_dirs.LogDirsBroker, metadata.MetadataBroker,
+                      offsets.OffsetsBroker, produce.ProduceBroker, produce.InitProducerIdBroker,
+                      Protocol):
+    """Everything the handlers use of the broker: the union of their modules' Protocols.
+
+    `BrokerServer` is the one implementation; each handler is typed by its own,
+    smaller Protocol, so it can be called with this one.
+    """
+
+
+Handler = Callable[[RequestContext, Any, KafkaApisBroker], Any]
 
 HANDLERS: dict[int, Handler] = {
     keys.PRODUCE: produce.handle_produce,
@@ -97,7 +110,7 @@ HANDLERS: dict[int, Handler] = {
 """api key -> handler, for every API the sandbox's broker serves."""
 
 
-def dispatch(ctx: RequestContext, request: DecodedRequest, broker: Any,
+def dispatch(ctx: RequestContext, request: DecodedRequest, broker: KafkaApisBroker,
              handlers: dict[int, Handler] | None = None) -> Any:
     """Run the handler for ``request`` and return its outcome (never raises)."""
     table = HANDLERS if handlers is None else handlers

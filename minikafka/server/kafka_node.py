@@ -15,8 +15,12 @@ this node id, or the node refuses to start with Kafka's error.
 
 Messages reaching the node are dispatched by what they are: raft RPCs to the
 raft client, controller APIs (registrations, heartbeats, AlterPartition,
-forwarded admin requests) to the controller, replica fetches and client
-requests to the broker.
+forwarded admin requests: every `ControllerRequest`) to the controller,
+replica fetches and client requests to the broker (client requests through
+`kafka_apis.dispatch`).  The node builds the broker role with what it uses
+of the process (settings, `KafkaConfig`, directory id, raft client,
+metrics); `BrokerServer` uses the node itself only as its runtime (time,
+timers, messages, randomness), never to read the node's other attributes.
 
 Mirrors ``kafka.server.KafkaRaftServer`` (and the shared ``SharedServer``).
 """
@@ -41,6 +45,7 @@ from minikafka.raft.kafka_metadata_log import KafkaMetadataLog
 from minikafka.raft.kafka_raft_client import KafkaRaftClient
 from minikafka.raft.quorum_state_store import FileQuorumStateStore
 from minikafka.runtime.node import Envelope, Node
+from minikafka.server.broker_lifecycle_manager import new_incarnation_id
 from minikafka.server.broker_server import BrokerServer
 from minikafka.server.fetch import FetchRequest
 from minikafka.server.kafka_apis import dispatch
@@ -125,7 +130,6 @@ class KafkaNode(Node):
     @property
     def controller_incarnation(self):
         if not hasattr(self, "_controller_incarnation"):
-            from minikafka.server.broker_lifecycle_manager import new_incarnation_id
             self._controller_incarnation = new_incarnation_id(self)
         return self._controller_incarnation
 
