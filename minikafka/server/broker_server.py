@@ -17,8 +17,8 @@ controller, as KRaft brokers do.
 
 `KafkaNode` builds the broker with what it uses of the process: the node
 (time, timers, messages, randomness), the node's settings and `KafkaConfig`,
-its log directory id, the raft client it observes the metadata log with and
-its metrics registry.  The broker never reads the node's other attributes.
+its log directory id, the incarnation id of this process start, the raft
+client it observes the metadata log with and its metrics registry.  The broker never reads the node's other attributes.
 
 Each part is built here with the collaborators it uses, named in its
 constructor (the node, ids, settings, and small callables or a narrow
@@ -88,7 +88,7 @@ if TYPE_CHECKING:
 
 class BrokerServer:
     def __init__(self, node: Node, *, config: NodeConfig, kafka_config: KafkaConfig, directory_id: Uuid,
-                 raft: KafkaRaftClient, metrics: MetricsRegistry):
+                 incarnation_id: Uuid, raft: KafkaRaftClient, metrics: MetricsRegistry):
         self.node = node                               # time, timers, messages, randomness
         self.raft = raft
         self.config = config                           # NodeConfig
@@ -107,7 +107,7 @@ class BrokerServer:
         previous_epoch = CleanShutdownFileHandler(data_dir).read() or -1
         self.lifecycle = BrokerLifecycleManager(
             node, broker_id=self.broker_id, cluster_id=self.cluster_id, timing=self.timing,
-            rack=config.rack, directory_id=self.directory_id,
+            rack=config.rack, directory_id=self.directory_id, incarnation_id=incarnation_id,
             active_controller_id=self.active_controller_id, metadata_offset=self.metadata_offset,
             registration_listeners=self.registration_listeners,
             supported_features=self.supported_features, previous_broker_epoch=previous_epoch,

@@ -18,8 +18,8 @@ raft client, controller APIs (registrations, heartbeats, AlterPartition,
 forwarded admin requests: every `ControllerRequest`) to the controller,
 replica fetches and client requests to the broker (client requests through
 `kafka_apis.dispatch`).  The node builds the broker role with what it uses
-of the process (settings, `KafkaConfig`, directory id, raft client,
-metrics); `BrokerServer` uses the node itself only as its runtime (time,
+of the process (settings, `KafkaConfig`, directory id, incarnation id,
+raft client, metrics); `BrokerServer` uses the node itself only as its runtime (time,
 timers, messages, randomness), never to read the node's other attributes.
 
 Mirrors ``kafka.server.KafkaRaftServer`` (and the shared ``SharedServer``).
@@ -95,8 +95,10 @@ class KafkaNode(Node):
                 static_config=dict(self.kafka_config.static_props), timing=config.timing, **bootstrap))
             register_controller_metrics(self.controller, self.metrics)
         if config.is_broker:
-            self.broker = BrokerServer(self, config=config, kafka_config=self.kafka_config,
-                                       directory_id=self.directory_id, raft=self.raft, metrics=self.metrics)
+            self.broker = BrokerServer(
+                self, config=config, kafka_config=self.kafka_config, directory_id=self.directory_id,
+                incarnation_id=new_incarnation_id(self.rng, self.metadata_log.end_offset),
+                raft=self.raft, metrics=self.metrics)
             self.request_metrics = RequestMetrics(self.metrics)
         self.stopped = False
 
@@ -130,7 +132,7 @@ class KafkaNode(Node):
     @property
     def controller_incarnation(self):
         if not hasattr(self, "_controller_incarnation"):
-            self._controller_incarnation = new_incarnation_id(self)
+            self._controller_incarnation = new_incarnation_id(self.rng, self.metadata_log.end_offset)
         return self._controller_incarnation
 
     def shutdown(self, done: Callable[[], None], resign: bool = True) -> None:
