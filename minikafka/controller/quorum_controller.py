@@ -287,7 +287,7 @@ class QuorumController:
         return ApiError(Errors.NOT_CONTROLLER, f"The active controller appears to be node {leader}.")
 
     def write(self, result: ControllerResult, request: Any = None,
-               respond: Callable[[Any], None] | None = None) -> int | None:
+              respond: Callable[[Any], None] | None = None) -> int | None:
         """Append ``result``'s records and answer when they commit; returns the awaited offset."""
         records = list(result.records)
         if request is not None and len(records) > MAX_RECORDS_PER_USER_OP:

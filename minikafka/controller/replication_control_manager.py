@@ -52,15 +52,14 @@ from minikafka.common.uuid import Uuid
 from minikafka.controller.cluster_control_manager import ClusterControlManager
 from minikafka.controller.configuration_control_manager import ConfigurationControlManager
 from minikafka.controller.controller_result import ApiError, ControllerResult
-from minikafka.controller.requests import (AlterPartitionReassignmentsRequest, AlterPartitionRequest,
-                                           BrokerHeartbeatRequest, ElectLeadersRequest,
-                                           ListPartitionReassignmentsResponse, ListPartitionReassignmentsTopics)
 from minikafka.controller.leader_and_isr import LeaderAndIsrControl
 from minikafka.controller.partition_reassignment import PartitionReassignmentControl
-from minikafka.controller.requests import (AlterConfigOpType, CreatableTopic, CreatableTopicConfigs,
-                                           CreatableTopicResult, CreatePartitionsTopic,
-                                           CreatePartitionsTopicResult, CreateTopicsRequest,
-                                           CreateTopicsResponse)
+from minikafka.controller.requests import (AlterConfigOpType, AlterPartitionReassignmentsRequest,
+                                           AlterPartitionRequest, BrokerHeartbeatRequest, CreatableTopic,
+                                           CreatableTopicConfigs, CreatableTopicResult, CreatePartitionsTopic,
+                                           CreatePartitionsTopicResult, CreateTopicsRequest, CreateTopicsResponse,
+                                           ElectLeadersRequest, ListPartitionReassignmentsResponse,
+                                           ListPartitionReassignmentsTopics)
 from minikafka.controller.striped_replica_placer import PlacementSpec, StripedReplicaPlacer
 from minikafka.metadata.image import ConfigResource, MetadataImage
 from minikafka.metadata.partition_registration import LeaderRecoveryState
