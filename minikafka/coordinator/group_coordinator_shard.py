@@ -4,7 +4,9 @@ Theory of operation
 -------------------
 A shard bundles the two state machines of a partition -- groups
 (`GroupMetadataManager`) and committed offsets (`OffsetMetadataManager`) --
-with the context that connects them to the broker.  It owns the operations
+with the context that connects them to the broker.  It builds the
+`ClassicGroupStore` (the classic groups, their timers, their records out) and
+the `ClassicGroupRebalance` that both managers share.  It owns the operations
 that touch both:
 
 * **replay**: loading a partition decodes each record and hands it to the
@@ -51,6 +53,8 @@ from minikafka.coordinator.consumer_group_heartbeat import (
     TimerChange,
 )
 from minikafka.coordinator.coordinator_context import CoordinatorContext, Record, coordinator_error
+from minikafka.coordinator.classic_group_rebalance import ClassicGroupRebalance
+from minikafka.coordinator.classic_group_store import ClassicGroupStore
 from minikafka.coordinator.group_metadata_manager import GroupMetadataManager
 from minikafka.coordinator.offset_metadata_manager import OffsetMetadataManager
 from minikafka.coordinator.records import (
@@ -74,9 +78,11 @@ def _no_topics() -> TopicsImage:
 class GroupCoordinatorShard:
     def __init__(self, ctx: CoordinatorContext, topics: Callable[[], TopicsImage] = _no_topics):
         self.ctx = ctx
-        self.groups = GroupMetadataManager(ctx)
+        store = ClassicGroupStore(ctx)            # shared by the classic-group and offset logic
+        rebalance = ClassicGroupRebalance(ctx, store)
+        self.groups = GroupMetadataManager(ctx, store, rebalance)
         self.consumer = ConsumerGroupHeartbeat(ctx.config, topics, self._new_member_id)
-        self.offsets = OffsetMetadataManager(ctx, self.groups, self.consumer.groups)
+        self.offsets = OffsetMetadataManager(ctx, store, rebalance, self.consumer.groups)
         self.topics = topics
         self.skipped_records = 0                  # records of other group types seen while loading
 
