@@ -77,6 +77,10 @@ _ROWS = (
     DrillInfo("consumers-exceed-partitions", "More consumers than partitions", "predict", "05",
               True, "A topic can never have more useful consumers in a group than it has "
               "partitions", "client_drills:ConsumersExceedPartitions"),
+    DrillInfo("fourth-member-joins", "A fourth member joins a group", "predict", "05", True,
+              "A classic eager rebalance stops the whole group; under the consumer protocol "
+              "(KIP-848) the coordinator moves only the partitions that must move",
+              "group_protocol_drills:FourthMemberJoins"),
     DrillInfo("keyed-partitions-added", "Partitions added to a keyed topic", "predict", "06",
               False, "Adding partitions later disrupts key-based ordering",
               "scaling_drills:KeyedPartitionsAdded"),

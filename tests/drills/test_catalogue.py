@@ -36,7 +36,7 @@ def test_every_row_names_a_scenario_class_and_only_live_drills_need_real_clients
         assert row.claim and row.title
     assert [r.id for r in drills.catalogue() if r.live] == ["wrong-advertised-listener",
                                                            "consumers-exceed-partitions",
-                                                           "lagging-group"]
+                                                           "fourth-member-joins", "lagging-group"]
 
 
 def test_reading_the_catalogue_imports_no_broker_code():
