@@ -22,7 +22,7 @@ __all__ = ["check_kafka", "get_spark"]
 
 def __getattr__(name: str) -> Any:
     if name in ("get_spark", "check_kafka"):
-        from minikafka.spark import session
+        import minikafka.spark.session as session
 
         return getattr(session, name)
     raise AttributeError(f"module 'minikafka.spark' has no attribute {name!r}")
