@@ -19,7 +19,7 @@ with 8+ colliding keys) are not modelled.
 
 from __future__ import annotations
 
-from typing import Callable, Hashable, Iterable
+from typing import Any, Callable, Hashable, Iterable
 
 INT_MIN = -(2**31)
 DEFAULT_CAPACITY = 16                  # new HashMap<>() / new HashSet<>()
@@ -63,7 +63,7 @@ def spread(hash_code: int) -> int:
 
 
 def hashmap_order(keys: Iterable[Hashable], key_hash: Callable[[Hashable], int] | None = None,
-                  initial_capacity: int = DEFAULT_CAPACITY) -> list:
+                  initial_capacity: int = DEFAULT_CAPACITY) -> list[Any]:
     """The order a ``HashMap`` filled with ``keys`` (in this order) iterates them.
 
     ``key_hash`` defaults to ``String.hashCode`` for strings and the value itself
@@ -99,10 +99,10 @@ def scala_immutable_hashmap_order(keys: Iterable[str]) -> list[str]:
     return _champ(ordered, {k: scala_improve(string_hash_code(k)) & 0xFFFFFFFF for k in ordered}, 0)
 
 
-def _champ(keys: list, hashes: dict, shift: int) -> list:
+def _champ(keys: list[Any], hashes: dict[Any, int], shift: int) -> list[Any]:
     if len(keys) <= 1 or shift >= 32:
         return keys                                     # a leaf, or a full collision (insertion order)
-    branches: dict[int, list] = {}
+    branches: dict[int, list[Any]] = {}
     for key in keys:
         branches.setdefault((hashes[key] >> shift) & 31, []).append(key)
     alone = [branch[0] for _, branch in sorted(branches.items()) if len(branch) == 1]

@@ -76,7 +76,7 @@ def _voter_entry_error(entry: str) -> ConfigException | None:
     return None
 
 
-def _check_voters(name: str, value: object) -> None:
+def _check_voters(name: str, value: list[str] | None) -> None:
     if value is None:
         raise config_error(name, None)
     for entry in value:
@@ -85,7 +85,7 @@ def _check_voters(name: str, value: object) -> None:
             raise error
 
 
-def _check_bootstrap_servers(name: str, value: object) -> None:
+def _check_bootstrap_servers(name: str, value: list[str] | None) -> None:
     if value is None:
         raise config_error(name, None)
     for entry in value:
@@ -104,6 +104,7 @@ def parse_voters(voters: list[str]) -> dict[int, tuple[str, int]]:
             raise error
         voter_id, address = split_literal(entry, "@")
         match = _HOST_PORT.fullmatch(address)
+        assert match is not None  # _voter_entry_error checked the form
         result[parse_int(voter_id)] = (match.group(1), int(match.group(2)))
     return result
 
