@@ -39,6 +39,7 @@ project uses them only where a table of plug-in modules is loaded by name
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -98,6 +99,7 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@functools.cache
 def all_modules() -> dict[str, Path]:
     return {module_name(p): p for root in PACKAGE_ROOTS for p in sorted((ROOT / root).rglob("*.py"))}
 
@@ -141,6 +143,7 @@ def imported_modules(module: str, path: Path, modules: dict[str, Path]) -> set[s
     return found
 
 
+@functools.cache  # read once per test session; the tests only read it
 def module_graph() -> dict[str, set[str]]:
     modules = all_modules()
     return {m: imported_modules(m, p, modules) for m, p in modules.items()}
