@@ -19,7 +19,9 @@ with 8+ colliding keys) are not modelled.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Iterable
+from typing import Any, Callable, Hashable, Iterable, TypeVar
+
+K = TypeVar("K", bound=Hashable)  # a HashMap's key
 
 INT_MIN = -(2**31)
 DEFAULT_CAPACITY = 16                  # new HashMap<>() / new HashSet<>()
@@ -62,19 +64,19 @@ def spread(hash_code: int) -> int:
     return h ^ (h >> 16)
 
 
-def hashmap_order(keys: Iterable[Hashable], key_hash: Callable[[Hashable], int] | None = None,
-                  initial_capacity: int = DEFAULT_CAPACITY) -> list[Any]:
+def hashmap_order(keys: Iterable[K], key_hash: Callable[[K], int] | None = None,
+                  initial_capacity: int = DEFAULT_CAPACITY) -> list[K]:
     """The order a ``HashMap`` filled with ``keys`` (in this order) iterates them.
 
     ``key_hash`` defaults to ``String.hashCode`` for strings and the value itself
     for ints.  Duplicate keys count once, at their first insertion.
     """
     ordered = list(dict.fromkeys(keys))
-    hasher = key_hash or (lambda k: k if isinstance(k, int) else string_hash_code(str(k)))
+    hasher: Callable[[K], int] = key_hash or (lambda k: k if isinstance(k, int) else string_hash_code(str(k)))
     table = capacity_after(len(ordered), initial_capacity)
     position = {key: i for i, key in enumerate(ordered)}
 
-    def bucket(key: Hashable) -> int:
+    def bucket(key: K) -> int:
         return spread(hasher(key)) & (table - 1)
     return sorted(ordered, key=lambda k: (bucket(k), position[k]))
 
