@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from minikafka.network.api_versions import FinalizedFeatures  # noqa: E402
 from minikafka.network.codec import response_class  # noqa: E402
-from minikafka.network.handlers.api_versions import handle_api_versions  # noqa: E402
+from minikafka.server.apis.api_versions import handle_api_versions  # noqa: E402
 from minikafka.network.kafka_channel import KafkaChannel  # noqa: E402
 from minikafka.network.request_channel import NO_RESPONSE, CloseConnectionResponse  # noqa: E402
 

@@ -284,8 +284,11 @@ def check_node_configs(layout: ClusterLayout) -> None:
                     broker_ports={b: SIM_BROKER_PORT + 100 * i for i, b in enumerate(layout.brokers)},
                     controller_ports={c: SIM_CONTROLLER_PORT + 100 * i
                                       for i, c in enumerate(layout.controllers)})
+    from minikafka.coordinator.group_coordinator_config import GroupCoordinatorConfig
     for node_id in probe.node_ids:
-        KafkaConfig(parse_properties(probe.node_config(node_id).server_properties()))
+        config = KafkaConfig(parse_properties(probe.node_config(node_id).server_properties()))
+        if node_id in probe.brokers:       # the group coordinator's own checks run on brokers
+            GroupCoordinatorConfig.from_configs(config.values, probe.timing)
 
 
 def bootstrap_features(features: Mapping[str, int] | None) -> dict[str, int] | None:

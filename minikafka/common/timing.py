@@ -16,8 +16,11 @@ timeout.ms``, ...).  A `TimingProfile` maps those names to values.
   KIP-848 consumer groups are scaled like the classic protocol's timers: a
   consumer-protocol member heartbeats every 1 s (Kafka: 5 s,
   ``group.consumer.heartbeat.interval.ms``) and is fenced after 9 s of
-  silence (Kafka: 45 s, ``group.consumer.session.timeout.ms``) -- below the
-  bounds Kafka itself enforces (5-15 s and 45-60 s), on purpose.
+  silence (Kafka: 45 s, ``group.consumer.session.timeout.ms``).  Kafka
+  refuses to start a broker whose interval or timeout lies outside the
+  ``group.consumer.min/max.*`` bounds (5-15 s and 45-60 s), so the teaching
+  profile divides those bounds by five as well (1-3 s and 9-12 s): the same
+  settings in a real ``server.properties`` start a real Kafka 4.3.1 broker.
 
 A profile can be adjusted with ``profile.with_overrides({...})``; unknown
 names are rejected so a typo never silently keeps a default.
@@ -61,7 +64,11 @@ KAFKA_DEFAULTS: Mapping[str, int] = MappingProxyType({
     # group coordinator (GroupCoordinatorConfig)
     "group.initial.rebalance.delay.ms": 3000,
     "group.consumer.session.timeout.ms": 45000,       # KIP-848 consumer groups
+    "group.consumer.min.session.timeout.ms": 45000,
+    "group.consumer.max.session.timeout.ms": 60000,
     "group.consumer.heartbeat.interval.ms": 5000,
+    "group.consumer.min.heartbeat.interval.ms": 5000,
+    "group.consumer.max.heartbeat.interval.ms": 15000,
     "offsets.commit.timeout.ms": 5000,
     "offsets.retention.check.interval.ms": 600000,
 })

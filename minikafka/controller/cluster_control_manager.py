@@ -83,6 +83,10 @@ class ClusterControlManager:
 
     def deactivate(self) -> None:
         self.heartbeat_manager = None
+        self.reset_working_state()
+
+    def reset_working_state(self) -> None:
+        """Forget what uncommitted records taught us: the controller's working image went back to the committed one."""
         self.register_offsets = dict(self.committed_register_offsets)
 
     # ------------------------------------------------------------------ replay hooks

@@ -1,4 +1,4 @@
-"""Leaders and ISRs: AlterPartition, broker fencing and elections (part of ReplicationControlManager).
+"""Leaders and ISRs: AlterPartition, broker fencing and elections, a collaborator of ReplicationControlManager.
 
 Theory of operation
 -------------------
@@ -34,8 +34,17 @@ broker registering a new incarnation is first taken out of its ISRs -- and,
 if its ``.kafka_cleanshutdown`` did not carry its registered epoch (it
 crashed), out of its ELRs too, since it may have lost the tail of its logs.
 
+`LeaderAndIsrControl` receives the two control managers it consults: the
+`ClusterControlManager` (which brokers may lead or join an ISR, their
+default directories, broker epochs, the heartbeat manager's sessions) and
+the `ConfigurationControlManager` (``unclean.leader.election.enable`` and
+``min.insync.replicas`` per topic).  `ReplicationControlManager` builds it
+and forwards its public methods; `PartitionReassignmentControl` uses its
+`builder`.
+
 Mirrors the corresponding methods of
-``org.apache.kafka.controller.ReplicationControlManager`` (Kafka 4.3).
+``org.apache.kafka.controller.ReplicationControlManager`` (Kafka 4.3), where
+they are part of that one class.
 A heartbeat that reports its broker's cordoned log directories (KIP-1066) for
 the first time, or another set of them, writes
 ``BrokerRegistrationChangeRecord(cordonedLogDirs=...)``.
@@ -50,6 +59,8 @@ from typing import Iterator
 
 from minikafka.common.errors import (BrokerIdNotRegisteredException, Errors, InvalidRequestException)
 from minikafka.controller.broker_heartbeat_manager import BrokerControlState
+from minikafka.controller.cluster_control_manager import ClusterControlManager
+from minikafka.controller.configuration_control_manager import ConfigurationControlManager
 from minikafka.controller.controller_result import ApiError, ControllerEvent, ControllerResult
 from minikafka.controller.partition_change_builder import (NO_LEADER, NO_LEADER_CHANGE, Election,
                                                           PartitionChangeBuilder)
@@ -77,7 +88,11 @@ def iter_partitions(image: MetadataImage) -> Iterator[PartitionRef]:
 
 
 class LeaderAndIsrControl:
-    """Mixed into ReplicationControlManager (needs cluster_control, configuration_control)."""
+    """When and how leaders and ISRs change; every method reads an image and returns records."""
+
+    def __init__(self, cluster_control: ClusterControlManager, configuration_control: ConfigurationControlManager):
+        self.cluster_control = cluster_control
+        self.configuration_control = configuration_control
 
     # ------------------------------------------------------------------ helpers
     def builder(self, image: MetadataImage, topic: TopicImage, index: int, partition: PartitionRegistration,

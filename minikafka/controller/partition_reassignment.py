@@ -26,6 +26,12 @@ allowed when the topic permits unclean leader election.  With
 ``allow_replication_factor_change=False`` (KIP-860) a target with a
 different replica count is refused.
 
+`PartitionReassignmentControl` receives what it uses: the
+`LeaderAndIsrControl` that makes each partition's `PartitionChangeBuilder`,
+the `ConfigurationControlManager` (may a cancel elect uncleanly?) and the
+check of a manual replica list that CreateTopics uses too.
+`ReplicationControlManager` builds it and forwards its public methods.
+
 Mirrors ``ReplicationControlManager.alterPartitionReassignments``,
 ``changePartitionReassignment``, ``cancelPartitionReassignment`` and
 ``listPartitionReassignments`` (Kafka 4.x), with their error texts.
@@ -33,10 +39,14 @@ Mirrors ``ReplicationControlManager.alterPartitionReassignments``,
 
 from __future__ import annotations
 
+from typing import Callable, Sequence
+
 from minikafka.common.errors import (Errors, InvalidReplicaAssignmentException,
                                      InvalidReplicationFactorException, KafkaException,
                                      NoReassignmentInProgressException, UnknownTopicOrPartitionException)
+from minikafka.controller.configuration_control_manager import ConfigurationControlManager
 from minikafka.controller.controller_result import ControllerResult
+from minikafka.controller.leader_and_isr import LeaderAndIsrControl
 from minikafka.controller.partition_change_builder import Election
 from minikafka.controller.partition_reassignment_replicas import (PartitionReassignmentReplicas,
                                                                   PartitionReassignmentRevert)
@@ -48,8 +58,17 @@ from minikafka.controller.requests import (AlterPartitionReassignmentsRequest,
 from minikafka.metadata.image import MetadataImage
 
 
+ValidateAssignment = Callable[[MetadataImage, Sequence[int], "int | None"], None]   # raises if refused
+
+
 class PartitionReassignmentControl:
-    """Mixed into ReplicationControlManager (uses its builder and assignment validation)."""
+    """AlterPartitionReassignments and ListPartitionReassignments; reads an image, returns records."""
+
+    def __init__(self, leader_and_isr: LeaderAndIsrControl, configuration_control: ConfigurationControlManager,
+                 validate_manual_partition_assignment: ValidateAssignment):
+        self.leader_and_isr = leader_and_isr
+        self.configuration_control = configuration_control
+        self.validate_manual_partition_assignment = validate_manual_partition_assignment
 
     def alter_partition_reassignments(self, image: MetadataImage,
                                       request: AlterPartitionReassignmentsRequest) -> ControllerResult:
@@ -93,8 +112,8 @@ class PartitionReassignmentControl:
             raise InvalidReplicaAssignmentException(
                 f"Unable to revert partition assignment for {topic.name}:{index} because it would "
                 f"require an unclean leader election.")
-        builder = self.builder(image, topic, index, partition,
-                               election=Election.UNCLEAN if unclean_allowed else Election.ONLINE)
+        builder = self.leader_and_isr.builder(image, topic, index, partition,
+                                              election=Election.UNCLEAN if unclean_allowed else Election.ONLINE)
         return (builder.set_target_isr(revert.isr).set_target_replicas(revert.replicas)
                 .set_target_removing([]).set_target_adding([]).build())
 
@@ -107,7 +126,8 @@ class PartitionReassignmentControl:
                 raise InvalidReplicationFactorException(
                     f"The replication factor is changed from {current_rf} to {len(wanted)}")
         reassignment = PartitionReassignmentReplicas.between(partition.replicas, wanted)
-        builder = self.builder(image, topic, target.partition_index, partition, election=Election.ONLINE)
+        builder = self.leader_and_isr.builder(image, topic, target.partition_index, partition,
+                                              election=Election.ONLINE)
         if reassignment.replicas != list(partition.replicas):
             builder.set_target_replicas(reassignment.replicas)
         if reassignment.removing:

@@ -46,6 +46,14 @@ partition index), instead of Kafka's single controller ``Random``; so a
 lesson places a topic the same way whichever controller is active and
 however the live driver schedules elections.
 
+Its parts are collaborators built in the constructor: the control managers
+(``ClusterControlManager``, ``ConfigurationControlManager``,
+``FeatureControlManager``, ``ReplicationControlManager``), each given what it
+consults, and `QuorumControllerRequests`, one method per controller API,
+which sees this class only through its ``ControllerWriter`` protocol
+(working image, clock, ``write``).  Controller-only state outside the image
+(the RegisterBrokerRecord offsets) is kept by its owner and reset through it.
+
 Mirrors ``org.apache.kafka.controller.QuorumController`` (Kafka 4.x).
 Simplified: one event loop (the node's), no snapshots, no per-request
 deadlines; records of one operation always go into one Raft append.
@@ -104,7 +112,7 @@ class _PendingWrite:
     events: list[ControllerEvent]
 
 
-class QuorumController(QuorumControllerRequests):
+class QuorumController:
     """One per controller node; the Raft leader's instance is the active controller."""
 
     def __init__(self, node, raft, config: QuorumControllerConfig):
@@ -117,7 +125,6 @@ class QuorumController(QuorumControllerRequests):
         self.imbalance_interval_ms = timing.ms("leader.imbalance.check.interval.seconds")
         self.unclean_interval_ms = timing.ms("unclean.leader.election.interval.ms")
         self.auto_leader_rebalance = config.setting("auto.leader.rebalance.enable")
-        self.delete_topic_enable = config.setting("delete.topic.enable")
         self.cluster_control = ClusterControlManager(config.cluster_id, self.session_timeout_ms)
         self.configuration_control = ConfigurationControlManager(node.node_id, config.static_config)
         self.feature_control = FeatureControlManager(config.metadata_version, config.bootstrap_features,
@@ -125,6 +132,8 @@ class QuorumController(QuorumControllerRequests):
         self.replication_control = ReplicationControlManager(
             self.cluster_control, self.configuration_control,
             config.setting("num.partitions"), config.setting("default.replication.factor"))
+        self.requests = QuorumControllerRequests(self, self.cluster_control, self.configuration_control,
+                                                 self.replication_control, config.setting("delete.topic.enable"))
         self.committed_image: MetadataImage = EMPTY_IMAGE   # records below the high watermark
         self.image: MetadataImage = EMPTY_IMAGE             # committed + our uncommitted records
         self.last_committed_offset = -1                     # last offset handed to handle_commit
@@ -147,6 +156,15 @@ class QuorumController(QuorumControllerRequests):
     @property
     def is_active(self) -> bool:
         return self.active_epoch is not None
+
+    @property
+    def now(self) -> int:
+        return self.node.now
+
+    @property
+    def next_write_offset(self) -> int:
+        """The offset our next record will get (the new broker epoch of a registration)."""
+        return self._next_write_offset
 
     def rng_for_topic(self, name: str) -> random.Random:
         return random.Random(f"{self.config.decision_seed}:{name}:{self._topic_counts.get(name, 0)}")
@@ -208,9 +226,9 @@ class QuorumController(QuorumControllerRequests):
         self._reset_working_state()
         self.cluster_control.activate(self.image, self.node.now)
         if not self._replayed_any:
-            self._write(ControllerResult(tuple(self.feature_control.bootstrap_records())))
+            self.write(ControllerResult(tuple(self.feature_control.bootstrap_records())))
         self._schedule_noop()
-        self._reschedule_fence_check()
+        self.reschedule_fence_check()
         self._schedule_periodic_checks()
 
     def _renounce(self) -> None:
@@ -230,7 +248,7 @@ class QuorumController(QuorumControllerRequests):
     def _reset_working_state(self) -> None:
         self.image = self.committed_image
         self._topic_counts = dict(self._committed_topic_counts)
-        self.cluster_control.register_offsets = dict(self.cluster_control.committed_register_offsets)
+        self.cluster_control.reset_working_state()
 
     def _rebuild_working_state(self) -> None:
         uncommitted = list(self._uncommitted)
@@ -254,7 +272,7 @@ class QuorumController(QuorumControllerRequests):
         if not self.is_active:
             respond(error_response(request, self._not_controller()))
             return
-        handler = self.handlers().get(type(request))
+        handler = self.requests.handlers().get(type(request))
         if handler is None:
             raise TypeError(f"QuorumController cannot handle {type(request).__name__}")
         try:
@@ -268,8 +286,8 @@ class QuorumController(QuorumControllerRequests):
             return ApiError(Errors.NOT_CONTROLLER, "No controller appears to be active.")
         return ApiError(Errors.NOT_CONTROLLER, f"The active controller appears to be node {leader}.")
 
-    def _write(self, result: ControllerResult, request: Any = None,
-               respond: Callable[[Any], None] | None = None) -> int | None:
+    def write(self, result: ControllerResult, request: Any = None,
+              respond: Callable[[Any], None] | None = None) -> int | None:
         """Append ``result``'s records and answer when they commit; returns the awaited offset."""
         records = list(result.records)
         if request is not None and len(records) > MAX_RECORDS_PER_USER_OP:
@@ -309,7 +327,7 @@ class QuorumController(QuorumControllerRequests):
         return last
 
     # ------------------------------------------------------------------ periodic work
-    def _reschedule_fence_check(self) -> None:
+    def reschedule_fence_check(self) -> None:
         heartbeats = self.cluster_control.heartbeat_manager
         at = None if heartbeats is None else heartbeats.next_check_time_ms()
         if at is None:
@@ -319,9 +337,9 @@ class QuorumController(QuorumControllerRequests):
 
     def _fence_check(self) -> None:
         if self.is_active:
-            self._write(self.replication_control.maybe_fence_one_stale_broker(self.image, self.node.now))
+            self.write(self.replication_control.maybe_fence_one_stale_broker(self.image, self.node.now))
             if self.is_active:
-                self._reschedule_fence_check()
+                self.reschedule_fence_check()
 
     def _schedule_noop(self) -> None:
         self.node.schedule(("controller", "noop"), self.node.now + self.max_idle_interval_ms, self._write_noop)
@@ -329,7 +347,7 @@ class QuorumController(QuorumControllerRequests):
     def _write_noop(self) -> None:
         if self.is_active:
             self._schedule_noop()
-            self._write(ControllerResult((NoOpRecord(),)))
+            self.write(ControllerResult((NoOpRecord(),)))
 
     def _schedule_periodic_checks(self, rebalance_delay: int | None = None,
                                   unclean_delay: int | None = None) -> None:
@@ -349,7 +367,7 @@ class QuorumController(QuorumControllerRequests):
         if not self.is_active:
             return
         result = self.replication_control.maybe_balance_partition_leaders(self.image)
-        self._write(result)                      # still marked scheduled: _write leaves it alone
+        self.write(result)                      # still marked scheduled: write leaves it alone
         self._scheduled.discard("leader-rebalance")
         self._schedule_periodic_checks(rebalance_delay=REBALANCE_RETRY_MS if result.response else None)
 
@@ -357,7 +375,7 @@ class QuorumController(QuorumControllerRequests):
         if not self.is_active:
             return
         result = self.replication_control.maybe_elect_unclean_leaders(self.image)
-        self._write(result)
+        self.write(result)
         self._scheduled.discard("unclean-election")
         self._schedule_periodic_checks(unclean_delay=REBALANCE_RETRY_MS if result.response else None)
 

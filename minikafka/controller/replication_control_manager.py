@@ -19,9 +19,12 @@ who leads them.  Everything it decides becomes records:
 * **CreatePartitions** places the new partitions with the topic's replication
   factor and writes their ``PartitionRecord`` s.
 
-Leadership and ISR changes (AlterPartition, fencing, elections) live in
-`leader_and_isr`, reassignments in `partition_reassignment`; both are mixed
-into this class, as they are one class in Kafka.
+Leadership and ISR changes (AlterPartition, fencing, elections) are decided
+by a `LeaderAndIsrControl` (``leader_and_isr.py``), reassignments by a
+`PartitionReassignmentControl` (``partition_reassignment.py``).  In Kafka
+they are one class; here this class builds the two collaborators, handing
+each the control managers it consults, and forwards the controller's calls
+to them, so the `QuorumController` still sees one ReplicationControlManager.
 
 Randomness: Kafka draws placement offsets and topic ids from the active
 controller's ``Random``.  The sandbox draws them from
@@ -51,10 +54,12 @@ from minikafka.controller.configuration_control_manager import ConfigurationCont
 from minikafka.controller.controller_result import ApiError, ControllerResult
 from minikafka.controller.leader_and_isr import LeaderAndIsrControl
 from minikafka.controller.partition_reassignment import PartitionReassignmentControl
-from minikafka.controller.requests import (AlterConfigOpType, CreatableTopic, CreatableTopicConfigs,
-                                           CreatableTopicResult, CreatePartitionsTopic,
-                                           CreatePartitionsTopicResult, CreateTopicsRequest,
-                                           CreateTopicsResponse)
+from minikafka.controller.requests import (AlterConfigOpType, AlterPartitionReassignmentsRequest,
+                                           AlterPartitionRequest, BrokerHeartbeatRequest, CreatableTopic,
+                                           CreatableTopicConfigs, CreatableTopicResult, CreatePartitionsTopic,
+                                           CreatePartitionsTopicResult, CreateTopicsRequest, CreateTopicsResponse,
+                                           ElectLeadersRequest, ListPartitionReassignmentsResponse,
+                                           ListPartitionReassignmentsTopics)
 from minikafka.controller.striped_replica_placer import PlacementSpec, StripedReplicaPlacer
 from minikafka.metadata.image import ConfigResource, MetadataImage
 from minikafka.metadata.partition_registration import LeaderRecoveryState
@@ -64,7 +69,7 @@ RngFor = Callable[[str], random.Random]                 # topic name -> its deci
 PartitionsRngFor = Callable[[str, int], random.Random]  # (topic, first new partition) -> RNG
 
 
-class ReplicationControlManager(LeaderAndIsrControl, PartitionReassignmentControl):
+class ReplicationControlManager:
     """Topic and partition decisions; every method reads an image and returns a ControllerResult."""
 
     def __init__(self, cluster_control: ClusterControlManager,
@@ -74,6 +79,51 @@ class ReplicationControlManager(LeaderAndIsrControl, PartitionReassignmentContro
         self.configuration_control = configuration_control
         self.default_num_partitions = default_num_partitions          # num.partitions
         self.default_replication_factor = default_replication_factor  # default.replication.factor
+        self.leader_and_isr = LeaderAndIsrControl(cluster_control, configuration_control)
+        self.reassignment = PartitionReassignmentControl(self.leader_and_isr, configuration_control,
+                                                         self.validate_manual_partition_assignment)
+
+    # ------------------------------------------------------------------ leaders and ISRs (LeaderAndIsrControl)
+    def alter_partition(self, image: MetadataImage, request: AlterPartitionRequest) -> ControllerResult:
+        return self.leader_and_isr.alter_partition(image, request)
+
+    def process_broker_heartbeat(self, image: MetadataImage, request: BrokerHeartbeatRequest,
+                                 register_offset: int) -> tuple[ControllerResult, bool]:
+        return self.leader_and_isr.process_broker_heartbeat(image, request, register_offset)
+
+    def handle_broker_shutdown(self, image: MetadataImage, broker_id: int, clean: bool) -> list:
+        return self.leader_and_isr.handle_broker_shutdown(image, broker_id, clean)
+
+    def unregister_broker(self, image: MetadataImage, broker_id: int) -> ControllerResult:
+        return self.leader_and_isr.unregister_broker(image, broker_id)
+
+    def maybe_fence_one_stale_broker(self, image: MetadataImage, now: int) -> ControllerResult:
+        return self.leader_and_isr.maybe_fence_one_stale_broker(image, now)
+
+    def elect_leaders(self, image: MetadataImage, request: ElectLeadersRequest) -> ControllerResult:
+        return self.leader_and_isr.elect_leaders(image, request)
+
+    def are_partition_leaders_imbalanced(self, image: MetadataImage) -> bool:
+        return self.leader_and_isr.are_partition_leaders_imbalanced(image)
+
+    def are_some_partitions_leaderless(self, image: MetadataImage) -> bool:
+        return self.leader_and_isr.are_some_partitions_leaderless(image)
+
+    def maybe_balance_partition_leaders(self, image: MetadataImage) -> ControllerResult:
+        return self.leader_and_isr.maybe_balance_partition_leaders(image)
+
+    def maybe_elect_unclean_leaders(self, image: MetadataImage) -> ControllerResult:
+        return self.leader_and_isr.maybe_elect_unclean_leaders(image)
+
+    # ------------------------------------------------------------------ reassignments (PartitionReassignmentControl)
+    def alter_partition_reassignments(self, image: MetadataImage,
+                                      request: AlterPartitionReassignmentsRequest) -> ControllerResult:
+        return self.reassignment.alter_partition_reassignments(image, request)
+
+    def list_partition_reassignments(self, image: MetadataImage,
+                                     topics: tuple[ListPartitionReassignmentsTopics, ...] | None
+                                     ) -> ListPartitionReassignmentsResponse:
+        return self.reassignment.list_partition_reassignments(image, topics)
 
     # ------------------------------------------------------------------ CreateTopics
     def create_topics(self, image: MetadataImage, request: CreateTopicsRequest,

@@ -23,6 +23,9 @@ are `AlterPartitionTopicResult`/`AlterPartitionPartitionResult`; AlterConfigs
 and IncrementalAlterConfigs share `AlterableConfig` and `AlterConfigsResource`
 (``config_operation`` is ignored by AlterConfigs).
 
+Every request derives from `ControllerRequest`, which is how a node knows to
+hand it to its controller role.
+
 Simplified: ``throttle_time_ms`` is always 0; request timeouts are carried but
 the controller answers when the records commit or leadership is lost.
 """
@@ -36,6 +39,16 @@ from minikafka.common.errors import Errors
 from minikafka.common.uuid import Uuid
 
 NONE = Errors.NONE
+
+
+class ControllerRequest:
+    """Marker base of every request the `QuorumController` answers (``ControllerApis``' requests).
+
+    A node routes a message to its controller role because of this type, not
+    because of the module it comes from.
+    """
+
+    __slots__ = ()
 
 
 class ElectionType(enum.IntEnum):
@@ -82,7 +95,7 @@ class Feature:
 
 
 @dataclass(frozen=True, slots=True)
-class BrokerRegistrationRequest:
+class BrokerRegistrationRequest(ControllerRequest):
     broker_id: int
     cluster_id: str
     incarnation_id: Uuid
@@ -103,7 +116,7 @@ class BrokerRegistrationResponse:
 
 # ---------------------------------------------------------------- BrokerHeartbeat (63)
 @dataclass(frozen=True, slots=True)
-class BrokerHeartbeatRequest:
+class BrokerHeartbeatRequest(ControllerRequest):
     broker_id: int
     broker_epoch: int = -1
     current_metadata_offset: int = -1
@@ -124,7 +137,7 @@ class BrokerHeartbeatResponse:
 
 # ---------------------------------------------------------------- UnregisterBroker (64)
 @dataclass(frozen=True, slots=True)
-class UnregisterBrokerRequest:
+class UnregisterBrokerRequest(ControllerRequest):
     broker_id: int
 
 
@@ -162,7 +175,7 @@ class AlterPartitionTopicData:
 
 
 @dataclass(frozen=True, slots=True)
-class AlterPartitionRequest:
+class AlterPartitionRequest(ControllerRequest):
     broker_id: int
     broker_epoch: int
     topics: tuple[AlterPartitionTopicData, ...]
@@ -219,7 +232,7 @@ class CreatableTopic:
 
 
 @dataclass(frozen=True, slots=True)
-class CreateTopicsRequest:
+class CreateTopicsRequest(ControllerRequest):
     topics: tuple[CreatableTopic, ...]
     timeout_ms: int = 60000
     validate_only: bool = False
@@ -260,7 +273,7 @@ class DeleteTopicState:
 
 
 @dataclass(frozen=True, slots=True)
-class DeleteTopicsRequest:
+class DeleteTopicsRequest(ControllerRequest):
     topics: tuple[DeleteTopicState, ...] = ()    # v6+: by name or by id
     topic_names: tuple[str, ...] = ()            # v0-5: by name
     timeout_ms: int = 60000
@@ -294,7 +307,7 @@ class CreatePartitionsTopic:
 
 
 @dataclass(frozen=True, slots=True)
-class CreatePartitionsRequest:
+class CreatePartitionsRequest(ControllerRequest):
     topics: tuple[CreatePartitionsTopic, ...]
     timeout_ms: int = 60000
     validate_only: bool = False
@@ -329,13 +342,13 @@ class AlterConfigsResource:
 
 
 @dataclass(frozen=True, slots=True)
-class IncrementalAlterConfigsRequest:
+class IncrementalAlterConfigsRequest(ControllerRequest):
     resources: tuple[AlterConfigsResource, ...]
     validate_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)
-class AlterConfigsRequest:
+class AlterConfigsRequest(ControllerRequest):
     resources: tuple[AlterConfigsResource, ...]
     validate_only: bool = False
 
@@ -368,7 +381,7 @@ class TopicPartitions:
 
 
 @dataclass(frozen=True, slots=True)
-class ElectLeadersRequest:
+class ElectLeadersRequest(ControllerRequest):
     election_type: int = ElectionType.PREFERRED
     topic_partitions: tuple[TopicPartitions, ...] | None = None   # None: every partition
     timeout_ms: int = 60000
@@ -408,7 +421,7 @@ class ReassignableTopic:
 
 
 @dataclass(frozen=True, slots=True)
-class AlterPartitionReassignmentsRequest:
+class AlterPartitionReassignmentsRequest(ControllerRequest):
     topics: tuple[ReassignableTopic, ...]
     timeout_ms: int = 60000
     allow_replication_factor_change: bool = True  # v1+ (KIP-860)
@@ -444,7 +457,7 @@ class ListPartitionReassignmentsTopics:
 
 
 @dataclass(frozen=True, slots=True)
-class ListPartitionReassignmentsRequest:
+class ListPartitionReassignmentsRequest(ControllerRequest):
     topics: tuple[ListPartitionReassignmentsTopics, ...] | None = None   # None: all
     timeout_ms: int = 60000
 
@@ -473,7 +486,7 @@ class ListPartitionReassignmentsResponse:
 
 # ---------------------------------------------------------------- ControllerRegistration (70)
 @dataclass(frozen=True, slots=True)
-class ControllerRegistrationRequest:
+class ControllerRegistrationRequest(ControllerRequest):
     """KIP-919: a controller announces its listeners and supported features."""
 
     controller_id: int
@@ -492,7 +505,7 @@ class ControllerRegistrationResponse:
 
 # ---------------------------------------------------------------- AllocateProducerIds (67)
 @dataclass(frozen=True, slots=True)
-class AllocateProducerIdsRequest:
+class AllocateProducerIdsRequest(ControllerRequest):
     broker_id: int
     broker_epoch: int = -1
 

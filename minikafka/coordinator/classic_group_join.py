@@ -34,17 +34,18 @@ acceptJoiningMember).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+import random
+from typing import Callable
 
 from minikafka.common.errors import Errors, KafkaException
 from minikafka.coordinator.classic_group import ClassicGroup, ClassicGroupState, IllegalStateException
 from minikafka.coordinator.classic_group_member import ClassicGroupMember, generate_member_id
+from minikafka.coordinator.classic_group_rebalance import ClassicGroupRebalance
+from minikafka.coordinator.classic_group_store import ClassicGroupStore
 from minikafka.coordinator.coordinator_context import coordinator_error
+from minikafka.coordinator.group_coordinator_config import GroupCoordinatorConfig
 from minikafka.coordinator.records import GroupMetadataValue, group_metadata_record
 from minikafka.coordinator.requests import UNKNOWN_MEMBER_ID, JoinGroupRequest, JoinGroupResponse
-
-if TYPE_CHECKING:
-    from minikafka.coordinator.group_metadata_manager import GroupMetadataManager
 
 S = ClassicGroupState
 Respond = Callable[[JoinGroupResponse], None]
@@ -67,17 +68,19 @@ def join_reason(request: JoinGroupRequest) -> str:
 
 
 class ClassicGroupJoin:
-    def __init__(self, manager: "GroupMetadataManager"):
-        self.manager = manager
-        self.ctx = manager.ctx
-        self.rebalance = manager.rebalance
+    def __init__(self, config: GroupCoordinatorConfig, rng: random.Random, store: ClassicGroupStore,
+                 rebalance: ClassicGroupRebalance):
+        self.config = config                      # group.max.size
+        self.rng = rng                            # the node's: new member ids
+        self.store = store                        # the shard's groups, their timers, their records out
+        self.rebalance = rebalance
 
     def join(self, request: JoinGroupRequest, respond: Respond) -> None:
         respond = _once(respond)
         is_unknown = request.member_id == UNKNOWN_MEMBER_ID
-        is_new_group = request.group_id not in self.manager.groups
+        is_new_group = request.group_id not in self.store.groups
         try:
-            group = self.manager.get_or_create(request.group_id, create=is_unknown)
+            group = self.store.get_or_create(request.group_id, create=is_unknown)
         except KafkaException:
             respond(JoinGroupResponse(Errors.UNKNOWN_MEMBER_ID, member_id=request.member_id))
             return
@@ -98,12 +101,12 @@ class ClassicGroupJoin:
         def written(error: Errors) -> None:
             if error is not Errors.NONE:
                 mapped = coordinator_error(error)
-                self.manager.drop_group(group, mapped)
+                self.store.drop_group(group, mapped)
                 respond(JoinGroupResponse(mapped))
-        self.ctx.write([group_metadata_record(group.group_id, value)], written)
+        self.store.write([group_metadata_record(group.group_id, value)], written)
 
     def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
-        limit = self.ctx.config.max_size
+        limit = self.config.max_size
         if group.in_state(S.EMPTY, S.DEAD):
             return True
         if group.in_state(S.PREPARING_REBALANCE):
@@ -121,7 +124,7 @@ class ClassicGroupJoin:
         if not group.supports_protocols(request.protocol_type, {p.name for p in request.protocols}):
             respond(JoinGroupResponse(Errors.INCONSISTENT_GROUP_PROTOCOL, member_id=UNKNOWN_MEMBER_ID))
             return False
-        new_id = generate_member_id(request.client_id, request.group_instance_id, self.ctx.node.rng)
+        new_id = generate_member_id(request.client_id, request.group_instance_id, self.rng)
         instance_id = request.group_instance_id
         if instance_id is not None and instance_id in group.static_members:
             return self._replace_static_member(request, group, group.static_members[instance_id],
@@ -129,7 +132,7 @@ class ClassicGroupJoin:
         if instance_id is None and request.api_version >= 4:
             # Hand out the id and let the client come back with it.
             group.add_pending_member(new_id)
-            self.ctx.schedule(("heartbeat", group.group_id, new_id), request.session_timeout_ms,
+            self.store.schedule(("heartbeat", group.group_id, new_id), request.session_timeout_ms,
                               lambda: self.rebalance.expire_heartbeat(group.group_id, new_id))
             respond(JoinGroupResponse(Errors.MEMBER_ID_REQUIRED, member_id=new_id))
             return False
@@ -147,7 +150,7 @@ class ClassicGroupJoin:
             group.new_member_added = True         # extends the initial rebalance delay
         group.add(member, respond)
         # A parked new member cannot heartbeat; give up on it after the fixed join timeout.
-        self.rebalance.reschedule_heartbeat(group, member, self.ctx.config.new_member_join_timeout_ms)
+        self.rebalance.reschedule_heartbeat(group, member, self.config.new_member_join_timeout_ms)
         instance = request.group_instance_id if request.group_instance_id is not None else "null"
         self.rebalance.maybe_prepare_rebalance_or_complete_join(
             group, f"member {member_id} joined",
@@ -276,7 +279,7 @@ class ClassicGroupJoin:
             else:
                 group.complete_join(member, self._current_generation(group, new_id, False,
                                                                      leader=previous_leader))
-        self.manager.persist(group, assignment, written)
+        self.store.persist(group, assignment, written)
 
 
 def _rebalance_timeout(request: JoinGroupRequest) -> int:

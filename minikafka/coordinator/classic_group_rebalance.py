@@ -35,23 +35,20 @@ tuples; log lines become cluster events.
 
 from __future__ import annotations
 
-from typing import Callable
-
 from minikafka.common.errors import Errors
 from minikafka.coordinator.classic_group import ClassicGroup, ClassicGroupState
 from minikafka.coordinator.classic_group_member import ClassicGroupMember
+from minikafka.coordinator.classic_group_store import ClassicGroupStore
 from minikafka.coordinator.coordinator_context import CoordinatorContext, coordinator_error
 from minikafka.coordinator.requests import UNKNOWN_MEMBER_ID, JoinGroupResponse, SyncGroupResponse
 
 S = ClassicGroupState
-PersistFn = Callable[[ClassicGroup, dict[str, bytes], Callable[[Errors], None]], None]
 
 
 class ClassicGroupRebalance:
-    def __init__(self, ctx: CoordinatorContext, groups: dict[str, ClassicGroup], persist: PersistFn):
-        self.ctx = ctx
-        self.groups = groups                      # the shard's groups, shared with the manager
-        self._persist = persist                   # writes a GroupMetadata record
+    def __init__(self, ctx: CoordinatorContext, store: ClassicGroupStore):
+        self.ctx = ctx                            # the clock, the events and the group coordinator config
+        self.store = store                        # the shard's groups, their timers, their records out
 
     # ------------------------------------------------------------------ starting a rebalance
     def maybe_prepare_rebalance_or_complete_join(self, group: ClassicGroup, reason: str,
@@ -72,7 +69,7 @@ class ClassicGroupRebalance:
         if initial:
             delay = self.ctx.config.initial_rebalance_delay_ms
             remaining = max(group.rebalance_timeout_ms() - delay, 0)
-            self.ctx.schedule(("join", group.group_id), delay,
+            self.store.schedule(("join", group.group_id), delay,
                               lambda: self._initial_join_due(group.group_id, delay, remaining))
         group.transition_to(S.PREPARING_REBALANCE, self.ctx.now)
         self.ctx.emit("group_rebalance",
@@ -86,24 +83,24 @@ class ClassicGroupRebalance:
         if group.has_all_members_joined():
             self.complete_join(group)
         else:
-            self.ctx.schedule(("join", group.group_id), group.rebalance_timeout_ms(),
+            self.store.schedule(("join", group.group_id), group.rebalance_timeout_ms(),
                               lambda: self._join_due(group.group_id))
 
     def _initial_join_due(self, group_id: str, delay: int, remaining: int) -> None:
-        group = self.groups.get(group_id)
+        group = self.store.get(group_id)
         if group is None:
             return
         if group.new_member_added and remaining != 0:
             group.new_member_added = False
             new_delay = min(self.ctx.config.initial_rebalance_delay_ms, remaining)
             new_remaining = max(remaining - delay, 0)
-            self.ctx.schedule(("join", group_id), new_delay,
+            self.store.schedule(("join", group_id), new_delay,
                               lambda: self._initial_join_due(group_id, new_delay, new_remaining))
         else:
             self.complete_join(group)
 
     def _join_due(self, group_id: str) -> None:
-        group = self.groups.get(group_id)
+        group = self.store.get(group_id)
         if group is not None:
             self.complete_join(group)
 
@@ -115,16 +112,16 @@ class ClassicGroupRebalance:
 
     # ------------------------------------------------------------------ completing the join phase
     def complete_join(self, group: ClassicGroup) -> None:
-        self.ctx.cancel(("join", group.group_id))
+        self.store.cancel(("join", group.group_id))
         for failed in [m for m in group.not_yet_rejoined_members() if not m.is_static]:
             group.remove(failed.member_id)
-            self.ctx.cancel(("heartbeat", group.group_id, failed.member_id))
+            self.store.cancel(("heartbeat", group.group_id, failed.member_id))
             self._member_removed(group, failed.member_id, "it did not rejoin within the rebalance timeout")
         if group.in_state(S.DEAD):
             return
         if not group.maybe_elect_new_joined_leader() and group.members:
             # Nobody rejoined: wait another rebalance timeout for sessions to expire.
-            self.ctx.schedule(("join", group.group_id), group.rebalance_timeout_ms(),
+            self.store.schedule(("join", group.group_id), group.rebalance_timeout_ms(),
                               lambda: self._join_due(group.group_id))
             return
         group.init_next_generation(self.ctx.now)
@@ -133,7 +130,7 @@ class ClassicGroupRebalance:
                           f"is Empty: no members left", group=group.group_id,
                           generation=group.generation_id)
             # A failure only loses the Empty marker; the previous generation would just time out.
-            self._persist(group, {}, lambda error: None)
+            self.store.persist(group, {}, lambda error: None)
             return
         self._answer_joins(group)
 
@@ -155,12 +152,12 @@ class ClassicGroupRebalance:
             member.is_new = False
             group.pending_sync_members[member.member_id] = None
         generation = group.generation_id
-        self.ctx.schedule(("sync", group.group_id), group.rebalance_timeout_ms(),
+        self.store.schedule(("sync", group.group_id), group.rebalance_timeout_ms(),
                           lambda: self._sync_due(group.group_id, generation))
 
     # ------------------------------------------------------------------ SyncGroup deadline
     def _sync_due(self, group_id: str, generation_id: int) -> None:
-        group = self.groups.get(group_id)
+        group = self.store.get(group_id)
         if group is None or group.generation_id != generation_id:
             return
         if not group.in_state(S.COMPLETING_REBALANCE, S.STABLE) or not group.pending_sync_members:
@@ -168,7 +165,7 @@ class ClassicGroupRebalance:
         late = list(group.pending_sync_members)
         for member_id in late:
             group.remove(member_id)
-            self.ctx.cancel(("heartbeat", group_id, member_id))
+            self.store.cancel(("heartbeat", group_id, member_id))
             self._member_removed(group, member_id, "its SyncGroup did not come within the rebalance timeout")
         ids = f"[{', '.join(late)}]"                     # printed as Java prints a collection
         self.prepare_rebalance(group, f"members {ids} did not send SyncGroup in time",
@@ -176,12 +173,12 @@ class ClassicGroupRebalance:
 
     def remove_sync_expiration(self, group: ClassicGroup) -> None:
         group.pending_sync_members.clear()
-        self.ctx.cancel(("sync", group.group_id))
+        self.store.cancel(("sync", group.group_id))
 
     def remove_pending_sync_member(self, group: ClassicGroup, member_id: str) -> None:
         group.pending_sync_members.pop(member_id, None)
         if not group.in_state(S.COMPLETING_REBALANCE, S.STABLE) or not group.pending_sync_members:
-            self.ctx.cancel(("sync", group.group_id))
+            self.store.cancel(("sync", group.group_id))
 
     # ------------------------------------------------------------------ assignments
     def set_and_propagate_assignment(self, group: ClassicGroup, assignment: dict[str, bytes]) -> None:
@@ -203,11 +200,11 @@ class ClassicGroupRebalance:
                              timeout_ms: int | None = None) -> None:
         timeout = member.session_timeout_ms if timeout_ms is None else timeout_ms
         group_id, member_id = group.group_id, member.member_id
-        self.ctx.schedule(("heartbeat", group_id, member_id), timeout,
+        self.store.schedule(("heartbeat", group_id, member_id), timeout,
                           lambda: self.expire_heartbeat(group_id, member_id))
 
     def expire_heartbeat(self, group_id: str, member_id: str) -> None:
-        group = self.groups.get(group_id)
+        group = self.store.get(group_id)
         if group is None or group.in_state(S.DEAD):
             return
         if group.is_pending_member(member_id):

@@ -10,21 +10,24 @@ lesson in the teaching profile sees a new group form after 600 ms instead of
 3 s.  The session-timeout bounds are *validation* limits a client's own
 ``session.timeout.ms`` must respect, so no profile scales them.
 
-KIP-848 consumer groups read ``group.consumer.session.timeout.ms`` and
-``group.consumer.heartbeat.interval.ms`` from the timing profile (the
-teaching profile divides them by five, like the classic timers; a broker
-config of the same name overrides the profile), and
+KIP-848 consumer groups read ``group.consumer.session.timeout.ms``,
+``group.consumer.heartbeat.interval.ms`` and their ``min``/``max`` bounds
+from the timing profile (the teaching profile divides all six by five, like
+the classic timers; a broker config of the same name overrides the
+profile), and
 ``group.consumer.max.size``, ``group.consumer.assignors`` (names, comma
 separated; the first is the default) and
 ``group.consumer.assignment.interval.ms`` from the broker configs, with
-Kafka 4.3.1's defaults.  Validation as 4.3.1 does it: the heartbeat interval
-must be below the session timeout, sizes at least 1, an assignor must be one
-Kafka ships (``uniform``, ``range``).
+Kafka 4.3.1's defaults.  Validation as 4.3.1 does it, in its order and
+words: each bound pair in order, the heartbeat interval and the session
+timeout inside their bounds, the heartbeat interval below the session
+timeout, sizes at least 1, an assignor must be one Kafka ships (``uniform``,
+``range``).  A failed check is Kafka's ``IllegalArgumentException`` from
+``Utils.require``, which stops the broker at start-up.
 
 Mirrors ``org.apache.kafka.coordinator.group.GroupCoordinatorConfig``.
-Simplified: the ``group.consumer.min/max.*`` bounds are not enforced (the
-teaching profile is below them on purpose) and there are no per-group
-overrides; ``group.consumer.migration.policy`` and the share and streams
+Simplified: there are no per-group overrides (``kafka-configs --entity-type
+groups``) and the ``min``/``max`` assignment intervals are not read; ``group.consumer.migration.policy`` and the share and streams
 group settings do not exist.
 """
 
@@ -49,8 +52,26 @@ DEFAULTS: Mapping[str, int] = {
     "group.consumer.max.size": INT_MAX,
     "group.consumer.assignment.interval.ms": 1000,
 }
-CONSUMER_GROUP_TIMERS = ("group.consumer.session.timeout.ms", "group.consumer.heartbeat.interval.ms")
+CONSUMER_GROUP_TIMERS = (
+    "group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms",
+    "group.consumer.max.session.timeout.ms", "group.consumer.heartbeat.interval.ms",
+    "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms")
 KNOWN_ASSIGNORS = ("uniform", "range")
+
+_HB, _SESSION = "group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms"
+RELATIONS = {"greater than or equal to": int.__ge__, "less than or equal to": int.__le__,
+             "less than": int.__lt__}
+CONSUMER_GROUP_REQUIREMENTS = (   # (left, relation, right): "left must be <relation> right"
+    ("group.consumer.max.heartbeat.interval.ms", "greater than or equal to",
+     "group.consumer.min.heartbeat.interval.ms"),
+    (_HB, "greater than or equal to", "group.consumer.min.heartbeat.interval.ms"),
+    (_HB, "less than or equal to", "group.consumer.max.heartbeat.interval.ms"),
+    ("group.consumer.max.session.timeout.ms", "greater than or equal to",
+     "group.consumer.min.session.timeout.ms"),
+    (_SESSION, "greater than or equal to", "group.consumer.min.session.timeout.ms"),
+    (_SESSION, "less than or equal to", "group.consumer.max.session.timeout.ms"),
+    (_HB, "less than", _SESSION),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +88,11 @@ class GroupCoordinatorConfig:
     offsets_retention_check_interval_ms: int = 600000    # offsets.retention.check.interval.ms
     # KIP-848 consumer groups (read by ConsumerGroupHeartbeat)
     consumer_group_session_timeout_ms: int = 45000       # group.consumer.session.timeout.ms
+    consumer_group_min_session_timeout_ms: int = 45000   # group.consumer.min.session.timeout.ms
+    consumer_group_max_session_timeout_ms: int = 60000   # group.consumer.max.session.timeout.ms
     consumer_group_heartbeat_interval_ms: int = 5000     # group.consumer.heartbeat.interval.ms
+    consumer_group_min_heartbeat_interval_ms: int = 5000   # group.consumer.min.heartbeat.interval.ms
+    consumer_group_max_heartbeat_interval_ms: int = 15000  # group.consumer.max.heartbeat.interval.ms
     consumer_group_max_size: int = INT_MAX               # group.consumer.max.size
     consumer_group_assignors: tuple[str, ...] = ("uniform", "range")  # group.consumer.assignors
     consumer_group_assignment_interval_ms: int = 1000    # group.consumer.assignment.interval.ms
@@ -98,7 +123,11 @@ class GroupCoordinatorConfig:
             offsets_retention_ms=merged["offsets.retention.minutes"] * 60 * 1000,
             offsets_retention_check_interval_ms=times.ms("offsets.retention.check.interval.ms"),
             consumer_group_session_timeout_ms=consumer_timers["group.consumer.session.timeout.ms"],
+            consumer_group_min_session_timeout_ms=consumer_timers["group.consumer.min.session.timeout.ms"],
+            consumer_group_max_session_timeout_ms=consumer_timers["group.consumer.max.session.timeout.ms"],
             consumer_group_heartbeat_interval_ms=consumer_timers["group.consumer.heartbeat.interval.ms"],
+            consumer_group_min_heartbeat_interval_ms=consumer_timers["group.consumer.min.heartbeat.interval.ms"],
+            consumer_group_max_heartbeat_interval_ms=consumer_timers["group.consumer.max.heartbeat.interval.ms"],
             consumer_group_max_size=merged["group.consumer.max.size"],
             consumer_group_assignors=assignors,
             consumer_group_assignment_interval_ms=merged["group.consumer.assignment.interval.ms"],
@@ -107,18 +136,31 @@ class GroupCoordinatorConfig:
         return config
 
     def validate(self) -> None:
-        """The ``atLeast(1)`` checks Kafka's config definitions apply to these settings."""
+        """The ``atLeast`` checks of Kafka's config definitions, then 4.3.1's ``require`` checks."""
         _at_least("group.max.size", self.max_size, 1)
         _at_least("offsets.topic.num.partitions", self.offsets_topic_num_partitions, 1)
         _at_least("offsets.retention.minutes", self.offsets_retention_ms // 60000, 1)
         _at_least("offsets.commit.timeout.ms", self.offset_commit_timeout_ms, 1)
-        _at_least("group.consumer.session.timeout.ms", self.consumer_group_session_timeout_ms, 1)
-        _at_least("group.consumer.heartbeat.interval.ms", self.consumer_group_heartbeat_interval_ms, 1)
+        for name in CONSUMER_GROUP_TIMERS:
+            _at_least(name, self._timer(name), 1)
         _at_least("group.consumer.max.size", self.consumer_group_max_size, 1)
         _at_least("group.consumer.assignment.interval.ms", self.consumer_group_assignment_interval_ms, 0)
-        if self.consumer_group_heartbeat_interval_ms >= self.consumer_group_session_timeout_ms:
-            raise ConfigException("group.consumer.heartbeat.interval.ms must be less than "
-                                  "group.consumer.session.timeout.ms")
+        # The consumer-group checks of 4.3.1's constructor, in its order and words.
+        for left, relation, right in CONSUMER_GROUP_REQUIREMENTS:
+            if not RELATIONS[relation](self._timer(left), self._timer(right)):
+                raise RequirementFailed(f"{left} must be {relation} {right}")
+
+    def _timer(self, name: str) -> int:
+        return getattr(self, "consumer_group_" + name.removeprefix("group.consumer.")
+                       .removesuffix(".ms").replace(".", "_") + "_ms")
+
+
+class RequirementFailed(ConfigException):
+    """A failed ``Utils.require`` in 4.3.1's ``GroupCoordinatorConfig``: an IllegalArgumentException."""
+
+    @property
+    def java_class(self) -> str:
+        return "java.lang.IllegalArgumentException"
 
 
 def _as_int(name: str, value: Any) -> int:

@@ -4,7 +4,9 @@ Theory of operation
 -------------------
 A shard bundles the two state machines of a partition -- groups
 (`GroupMetadataManager`) and committed offsets (`OffsetMetadataManager`) --
-with the context that connects them to the broker.  It owns the operations
+with the context that connects them to the broker.  It builds the
+`ClassicGroupStore` (the classic groups, their timers, their records out) and
+the `ClassicGroupRebalance` that both managers share.  It owns the operations
 that touch both:
 
 * **replay**: loading a partition decodes each record and hands it to the
@@ -51,6 +53,8 @@ from minikafka.coordinator.consumer_group_heartbeat import (
     TimerChange,
 )
 from minikafka.coordinator.coordinator_context import CoordinatorContext, Record, coordinator_error
+from minikafka.coordinator.classic_group_rebalance import ClassicGroupRebalance
+from minikafka.coordinator.classic_group_store import ClassicGroupStore
 from minikafka.coordinator.group_metadata_manager import GroupMetadataManager
 from minikafka.coordinator.offset_metadata_manager import OffsetMetadataManager
 from minikafka.coordinator.records import (
@@ -74,9 +78,11 @@ def _no_topics() -> TopicsImage:
 class GroupCoordinatorShard:
     def __init__(self, ctx: CoordinatorContext, topics: Callable[[], TopicsImage] = _no_topics):
         self.ctx = ctx
-        self.groups = GroupMetadataManager(ctx)
+        store = ClassicGroupStore(ctx)            # shared by the classic-group and offset logic
+        rebalance = ClassicGroupRebalance(ctx, store)
+        self.groups = GroupMetadataManager(ctx, store, rebalance)
         self.consumer = ConsumerGroupHeartbeat(ctx.config, topics, self._new_member_id)
-        self.offsets = OffsetMetadataManager(ctx, self.groups, self.consumer.groups)
+        self.offsets = OffsetMetadataManager(ctx, store, rebalance, self.consumer.groups)
         self.topics = topics
         self.skipped_records = 0                  # records of other group types seen while loading
 
@@ -169,8 +175,10 @@ class GroupCoordinatorShard:
 
     def _apply(self, result: CoordinatorResult,
                respond: Callable[[ConsumerGroupHeartbeatResponse], None] | None = None) -> None:
-        """Arm the result's timers, write its records, then answer (once committed)."""
+        """Arm the result's timers, tell the event log what was decided, write the records,
+        then answer (once committed)."""
         self._apply_timers(result.timers)
+        self._emit_assignment_events(result.records)
         if not result.records:
             if respond is not None and result.response is not None:
                 respond(result.response)
@@ -184,6 +192,41 @@ class GroupCoordinatorShard:
             else:
                 respond(result.response)
         self.ctx.write([consumer_group_records.encode_record(r) for r in result.records], written)
+
+    def _emit_assignment_events(self, records: list[consumer_group_records.ConsumerGroupRecord]) -> None:
+        """The coordinator's decisions in a consumer group, as events: a new target assignment
+        (computed here, on the broker, by the group's assignor) and each member's new assignment."""
+        image = self.topics()
+
+        def named(assignment) -> str:
+            parts = []
+            for entry in sorted(assignment, key=lambda e: str(e[0])):
+                topic = image.by_id(entry[0])
+                parts += [f"{topic.name if topic else entry[0]}-{p}" for p in sorted(entry[1])]
+            return ", ".join(parts) or "nothing"
+
+        targets = [r for r in records if isinstance(r.key, consumer_group_records.ConsumerGroupTargetAssignmentMemberKey)
+                   and r.value is not None]
+        for record in records:
+            key, value = record.key, record.value
+            if isinstance(value, consumer_group_records.ConsumerGroupTargetAssignmentMetadataValue):
+                group = self.consumer.groups.get(key.group_id)
+                assignor = ((group.preferred_server_assignor(None, None) if group else None)
+                            or self.consumer.default_assignor)
+                self.ctx.emit("consumer_group_target_assignment",
+                              f"consumer group {key.group_id}: the coordinator computed target assignment "
+                              f"epoch {value.assignment_epoch} with the {assignor} assignor "
+                              f"({len(targets)} member(s) changed)",
+                              group=key.group_id, epoch=value.assignment_epoch, assignor=assignor,
+                              members={r.key.member_id: named(r.value.topic_partitions) for r in targets})
+            elif isinstance(value, consumer_group_records.ConsumerGroupCurrentMemberAssignmentValue):
+                pending = value.partitions_pending_revocation
+                self.ctx.emit("consumer_member_assignment",
+                              f"consumer group {key.group_id}: member {key.member_id} at epoch "
+                              f"{value.member_epoch} owns {named(value.assigned_partitions)}"
+                              + (f"; revoking {named(pending)}" if pending else ""),
+                              group=key.group_id, member=key.member_id, epoch=value.member_epoch,
+                              owned=named(value.assigned_partitions), revoking=named(pending) if pending else "")
 
     def _apply_timers(self, changes: list[TimerChange]) -> None:
         for change in changes:

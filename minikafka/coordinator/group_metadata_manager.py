@@ -6,7 +6,10 @@ This class answers the membership requests (JoinGroup, SyncGroup, Heartbeat,
 LeaveGroup) and the read-only group queries (DescribeGroups, ListGroups) for
 the groups that hash to its partition.  JoinGroup's many cases live in
 `ClassicGroupJoin`; the timed machinery (rebalance start and completion,
-session and sync deadlines) lives in `ClassicGroupRebalance`.
+session and sync deadlines) lives in `ClassicGroupRebalance`.  The groups
+themselves, their timers and the GroupMetadata records written for them are
+in a `ClassicGroupStore` that the shard builds and shares between these
+collaborators and `OffsetMetadataManager`; none of them holds the manager.
 
 How a consumer joins (JoinGroup v4+):
 
@@ -42,11 +45,12 @@ from __future__ import annotations
 from typing import Callable
 
 from minikafka.common.errors import Errors, exception_for
-from minikafka.coordinator.classic_group import ClassicGroup, ClassicGroupState, IllegalStateException
+from minikafka.coordinator.classic_group import ClassicGroup, ClassicGroupState
 from minikafka.coordinator.classic_group_member import ClassicGroupMember
 from minikafka.coordinator.classic_group_rebalance import ClassicGroupRebalance
+from minikafka.coordinator.classic_group_store import ClassicGroupStore
 from minikafka.coordinator.coordinator_context import CoordinatorContext
-from minikafka.coordinator.records import GroupMetadataValue, MemberMetadata, group_metadata_record
+from minikafka.coordinator.records import GroupMetadataValue
 from minikafka.coordinator.classic_group_join import ClassicGroupJoin
 from minikafka.coordinator.requests import (
     UNKNOWN_MEMBER_ID, DescribedGroup, HeartbeatRequest, JoinGroupRequest, JoinGroupRequestProtocol,
@@ -59,75 +63,27 @@ GroupIdNotFoundException = exception_for(Errors.GROUP_ID_NOT_FOUND)
 UnknownMemberIdException = exception_for(Errors.UNKNOWN_MEMBER_ID)
 
 
-def group_metadata_value(group: ClassicGroup, assignment: dict[str, bytes]) -> GroupMetadataValue:
-    """The GroupMetadata record of ``group`` with these assignments (newGroupMetadataRecord)."""
-    members = []
-    for m in group.all_members():
-        if group.protocol_name is None:
-            raise IllegalStateException(
-                "Attempted to write non-empty group metadata with no defined protocol.")
-        if m.member_id not in assignment:
-            raise IllegalStateException(f"Attempted to write member {m.member_id} of group "
-                                        f"{group.group_id} with no assignment.")
-        members.append(MemberMetadata(m.member_id, m.group_instance_id, m.client_id, m.client_host,
-                                      m.rebalance_timeout_ms, m.session_timeout_ms,
-                                      m.metadata(group.protocol_name), assignment[m.member_id]))
-    return GroupMetadataValue(group.protocol_type or "", group.generation_id, group.protocol_name,
-                              group.leader_id, group.current_state_timestamp, tuple(members))
-
-
 class GroupMetadataManager:
-    def __init__(self, ctx: CoordinatorContext):
+    """Classic-group requests and replay, over the shard's `ClassicGroupStore` and `ClassicGroupRebalance`."""
+
+    def __init__(self, ctx: CoordinatorContext, store: ClassicGroupStore, rebalance: ClassicGroupRebalance):
         self.ctx = ctx
-        self.groups: dict[str, ClassicGroup] = {}  # every group of this partition, by id
-        self.rebalance = ClassicGroupRebalance(ctx, self.groups, self.persist)
-        self.joins = ClassicGroupJoin(self)
+        self.store = store
+        self.groups = store.groups                # every group of this partition, by id (the store's)
+        self.rebalance = rebalance
+        self.joins = ClassicGroupJoin(ctx.config, ctx.node.rng, store, rebalance)
 
     # ------------------------------------------------------------------ lookups
     def group(self, group_id: str) -> ClassicGroup:
-        group = self.groups.get(group_id)
-        if group is None:
-            raise GroupIdNotFoundException(f"Group {group_id} not found.")
-        return group
-
-    def get_or_create(self, group_id: str, create: bool) -> ClassicGroup:
-        group = self.groups.get(group_id)
-        if group is None:
-            if not create:
-                raise GroupIdNotFoundException(f"Classic group {group_id} not found.")
-            group = self.groups[group_id] = ClassicGroup(group_id, self.ctx.now)
-        return group
-
-    def persist(self, group: ClassicGroup, assignment: dict[str, bytes],
-                on_done: Callable[[Errors], None]) -> None:
-        record = group_metadata_record(group.group_id, group_metadata_value(group, assignment))
-        self.ctx.write([record], on_done)
+        return self.store.group(group_id)
 
     def remove_group(self, group_id: str) -> ClassicGroup | None:
         """Take an Empty group out at once (delete/expiry); its tombstone is being written."""
-        group = self.groups.pop(group_id, None)
-        if group is not None:
-            for member_id in group.pending_join_members:
-                self.ctx.cancel(("heartbeat", group_id, member_id))
-            self.ctx.cancel(("join", group_id))
-        return group
+        return self.store.remove_group(group_id)
 
     def restore_group(self, group: ClassicGroup) -> None:
         """Undo `remove_group` after its tombstone failed to write, unless the id was reused."""
-        self.groups.setdefault(group.group_id, group)
-
-    def drop_group(self, group: ClassicGroup, error: Errors) -> None:
-        """Forget a group whose creation could not be written (Kafka reverts its snapshot)."""
-        if self.groups.get(group.group_id) is not group:
-            return
-        del self.groups[group.group_id]
-        self.ctx.cancel(("join", group.group_id))
-        self.ctx.cancel(("sync", group.group_id))
-        for member in group.all_members():
-            self.ctx.cancel(("heartbeat", group.group_id, member.member_id))
-            group.complete_join(member, JoinGroupResponse(error))
-        for member_id in group.pending_join_members:
-            self.ctx.cancel(("heartbeat", group.group_id, member_id))
+        self.store.restore_group(group)
 
     # ------------------------------------------------------------------ JoinGroup
     def join_group(self, request: JoinGroupRequest, respond: Callable[[JoinGroupResponse], None]) -> None:
@@ -173,7 +129,7 @@ class GroupMetadataManager:
         for member in group.all_members():
             assignment.setdefault(member.member_id, b"")  # members the leader left out get nothing
         leader, generation = request.member_id, request.generation_id
-        self.persist(group, assignment, lambda error: self.rebalance.on_assignment_write(
+        self.store.persist(group, assignment, lambda error: self.rebalance.on_assignment_write(
             group, generation, assignment, leader, error))
 
     # ------------------------------------------------------------------ Heartbeat
@@ -226,7 +182,7 @@ class GroupMetadataManager:
             self._remove_current_member(group, group.static_members[instance_id], why)
         elif group.is_pending_member(member_id):
             group.remove(member_id)
-            self.ctx.cancel(("heartbeat", group.group_id, member_id))
+            self.store.cancel(("heartbeat", group.group_id, member_id))
         else:
             error = group.validate_member(member_id, instance_id)
             if error is not Errors.NONE:
@@ -236,7 +192,7 @@ class GroupMetadataManager:
 
     def _remove_current_member(self, group: ClassicGroup, member_id: str, why: str) -> None:
         member = group.member(member_id)
-        self.ctx.cancel(("heartbeat", group.group_id, member_id))
+        self.store.cancel(("heartbeat", group.group_id, member_id))
         group.complete_join(member, JoinGroupResponse(Errors.UNKNOWN_MEMBER_ID, member_id=UNKNOWN_MEMBER_ID))
         group.remove(member_id)
         self.ctx.emit("group_member_removed", f"group {group.group_id}: member {member_id} removed "

@@ -66,9 +66,10 @@ from typing import Callable
 
 from minikafka.common.errors import Errors, KafkaException, exception_for
 from minikafka.coordinator.classic_group import ClassicGroup, ClassicGroupState
+from minikafka.coordinator.classic_group_rebalance import ClassicGroupRebalance
+from minikafka.coordinator.classic_group_store import ClassicGroupStore
 from minikafka.coordinator.consumer_group import ConsumerGroup
 from minikafka.coordinator.coordinator_context import CoordinatorContext, Record, coordinator_error
-from minikafka.coordinator.group_metadata_manager import GroupMetadataManager
 from minikafka.coordinator.records import OffsetCommitValue, offset_commit_record
 from minikafka.coordinator.requests import (
     UNKNOWN_MEMBER_ID, OffsetCommitRequest, OffsetCommitResponse, OffsetCommitResponsePartition,
@@ -90,10 +91,11 @@ class OffsetAndMetadata:
 
 
 class OffsetMetadataManager:
-    def __init__(self, ctx: CoordinatorContext, groups: GroupMetadataManager,
+    def __init__(self, ctx: CoordinatorContext, store: ClassicGroupStore, rebalance: ClassicGroupRebalance,
                  consumer_groups: dict[str, ConsumerGroup] | None = None):
         self.ctx = ctx
-        self.group_manager = groups
+        self.store = store                        # the shard's classic groups (shared with the group manager)
+        self.rebalance = rebalance                # a member's commit pushes its session deadline
         self.consumer_groups = {} if consumer_groups is None else consumer_groups   # KIP-848 groups by id
         # group -> topic -> partition -> committed offset (only what the log has committed)
         self.offsets: dict[str, dict[str, dict[int, OffsetAndMetadata]]] = {}
@@ -108,7 +110,7 @@ class OffsetMetadataManager:
 
     def validate_commit(self, request: OffsetCommitRequest) -> ClassicGroup | None:
         """The group to commit to (None: a simple or consumer group); raises on refusal."""
-        group = self.group_manager.groups.get(request.group_id)
+        group = self.store.get(request.group_id)
         generation = request.generation_id_or_member_epoch
         consumer_group = self._consumer_group(request.group_id) if group is None else None
         if consumer_group is not None:
@@ -148,7 +150,7 @@ class OffsetMetadataManager:
             respond(OffsetCommitResponse.all_failed(request, exc.error))
             return
         if group is not None and group.in_state(S.STABLE, S.PREPARING_REBALANCE):
-            self.group_manager.rebalance.reschedule_heartbeat(group, group.member(request.member_id))
+            self.rebalance.reschedule_heartbeat(group, group.member(request.member_id))
         response, accepted = self._accept(request)
         if accepted:
             self._write(request, response, accepted, respond)
@@ -198,7 +200,7 @@ class OffsetMetadataManager:
 
     # ------------------------------------------------------------------ OffsetFetch
     def fetch(self, request: OffsetFetchRequestGroup) -> OffsetFetchResponseGroup:
-        group = self.group_manager.groups.get(request.group_id)
+        group = self.store.get(request.group_id)
         known = group is not None and not group.in_state(S.DEAD)
         consumer_group = self._consumer_group(request.group_id) if group is None else None
         if consumer_group is not None:
@@ -235,7 +237,7 @@ class OffsetMetadataManager:
         group subscribes to, else NONE, with a tombstone only where an offset is committed
         (or being committed); a partition with nothing committed just gets NONE.
         """
-        group = self.group_manager.group(request.group_id)       # GROUP_ID_NOT_FOUND
+        group = self.store.group(request.group_id)       # GROUP_ID_NOT_FOUND
         group.validate_offset_delete()                              # Dead, NON_EMPTY_GROUP
         committed = self.offsets.get(request.group_id, {})
         pending = self.in_flight.get(request.group_id, Counter())
@@ -295,7 +297,7 @@ class OffsetMetadataManager:
             return
         # Committing without membership creates an Empty "simple" group (unless it is a consumer group).
         if self._consumer_group(group_id) is None:
-            self.group_manager.get_or_create(group_id, create=True)
+            self.store.get_or_create(group_id, create=True)
         self.offsets.setdefault(group_id, {}).setdefault(topic, {})[partition] = OffsetAndMetadata(
             value.offset, value.leader_epoch, value.metadata, value.commit_timestamp,
             value.expire_timestamp)

@@ -18,6 +18,14 @@ is here is the machinery around them that would otherwise fill its cells:
 * `read_until_idle`, `end_offsets`, `group_rows`: small readers of a
   consumer, of the leaders' high watermarks, and of
   ``kafka-consumer-groups.sh --describe``;
+* `OwnershipLog`, `ProtocolMember`, `unowned_windows`, `rebalance_once`: the
+  "Going deeper" comparison of the two group protocols.  Each member is a
+  real client (kafka-python with the classic protocol, confluent-kafka with
+  ``group.protocol=consumer``) that spends ``processing_ms`` on every batch, as
+  an application does, and writes down the moment its rebalance callbacks
+  (``on_partitions_revoked``/``on_revoke`` and ``..._assigned``/``on_assign``)
+  give up or receive a partition.  A partition is *unowned* from the moment
+  its owner gives it up until some member receives it;
 * `partition_for`: Kafka's ``GroupCoordinatorService.partitionFor``, the
   ``__consumer_offsets`` partition (hence the coordinator) of a group id;
 * checks for the lesson's tasks, each returning an
@@ -38,9 +46,9 @@ from typing import Any, Iterable
 from minikafka.common.java_hashing import string_hash_code, utils_abs
 from minikafka.course.task import Outcome
 
-__all__ = ["Member", "advertises_own_listener", "describe_cluster", "end_offsets", "group_caught_up",
+__all__ = ["Member", "OwnershipLog", "ProtocolMember", "advertises_own_listener", "describe_cluster", "end_offsets", "group_caught_up",
            "group_rows", "group_steps", "java_string_hash", "partition_for", "read_until_idle",
-           "settled", "unreachable_listener", "write_each_partition"]
+           "rebalance_once", "settled", "unowned_windows", "unreachable_listener", "write_each_partition"]
 
 
 # ---------------------------------------------------------------------- consumer groups
@@ -100,6 +108,148 @@ def settled(cluster: Any, members: list[Member], group: str = "billing", partiti
                     and owned == list(range(partitions))
                     and sum(1 for m in members if m.partitions) == min(len(members), partitions))
     return cluster.wait_until(done, timeout_ms=int(timeout_s * 1000))
+
+
+# ---------------------------------------------------------------------- the two group protocols
+class OwnershipLog:
+    """What the members' rebalance callbacks reported: (seconds, member, "revoked"/"assigned",
+    partition), from any thread, with the kernel's monotonic clock."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.rows: list[tuple[float, str, str, int]] = []
+
+    def note(self, member: str, what: str, partitions: Iterable[int]) -> None:
+        now = time.monotonic()
+        with self._lock:
+            self.rows.extend((now, member, what, p) for p in partitions)
+
+    def owners(self) -> dict[int, str]:
+        """Each partition's current owner, by the callbacks so far."""
+        owners: dict[int, str] = {}
+        with self._lock:
+            rows = sorted(self.rows)
+        for _, member, what, partition in rows:
+            if what == "assigned":
+                owners[partition] = member
+            elif owners.get(partition) == member:
+                del owners[partition]
+        return owners
+
+
+class ProtocolMember:
+    """A consumer of ``group`` that polls in its own thread and spends ``processing_ms`` on every
+    batch.  ``protocol="classic"``: kafka-python (JoinGroup/SyncGroup; its assignor runs in
+    the group leader, a consumer).  ``protocol="consumer"``: confluent-kafka with
+    ``group.protocol=consumer`` (KIP-848; ConsumerGroupHeartbeat, the broker assigns)."""
+
+    def __init__(self, cluster: Any, name: str, group: str, topic: str, protocol: str,
+                 log: OwnershipLog, processing_ms: int = 300):
+        if protocol not in ("classic", "consumer"):
+            raise ValueError(f"protocol must be classic or consumer, not {protocol!r}")
+        self.name, self.protocol, self._log = name, protocol, log
+        self._pause = processing_ms / 1000
+        self._stop = threading.Event()
+        self._consumer = (self._classic(cluster, group, topic) if protocol == "classic"
+                          else self._next_generation(cluster, group, topic))
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _classic(self, cluster: Any, group: str, topic: str) -> Any:
+        from kafka import KafkaConsumer
+        from kafka.consumer.subscription_state import ConsumerRebalanceListener
+        log, name = self._log, self.name
+
+        class Listener(ConsumerRebalanceListener):
+            def on_partitions_revoked(self, revoked):
+                log.note(name, "revoked", (tp.partition for tp in revoked))
+
+            def on_partitions_assigned(self, assigned):
+                log.note(name, "assigned", (tp.partition for tp in assigned))
+        consumer = KafkaConsumer(bootstrap_servers=cluster.bootstrap_servers, group_id=group,
+                                 client_id=name, auto_offset_reset="earliest", enable_auto_commit=False)
+        consumer.subscribe([topic], listener=Listener())
+        return consumer
+
+    def _next_generation(self, cluster: Any, group: str, topic: str) -> Any:
+        import confluent_kafka
+        log, name = self._log, self.name
+        consumer = confluent_kafka.Consumer({
+            "bootstrap.servers": cluster.bootstrap_servers, "group.id": group, "client.id": name,
+            "group.protocol": "consumer", "auto.offset.reset": "earliest",
+            "enable.auto.commit": False})
+        consumer.subscribe([topic],
+                           on_assign=lambda c, ps: log.note(name, "assigned", (p.partition for p in ps)),
+                           on_revoke=lambda c, ps: log.note(name, "revoked", (p.partition for p in ps)))
+        return consumer
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if self.protocol == "classic":
+                self._consumer.poll(timeout_ms=100)
+            else:
+                self._consumer.poll(0.1)
+            self._stop.wait(self._pause)            # "processing" the batch
+        self._consumer.close()                      # leaves the group
+
+    def leave(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+
+def _wait(condition, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+def rebalance_once(cluster: Any, protocol: str, topic: str, group: str, members: int = 3,
+                   processing_ms: int = 300, timeout_s: float = 60) -> dict:
+    """``members`` members of a new ``group`` share ``topic``; once every partition is owned and
+    stays so for a second, one more member joins.  Returns what the callbacks saw from the
+    moment it joined (``log``, ``joined_at``), the owners before and after, and the coordinator's
+    events since the join (``events``).  Every member leaves at the end."""
+    partitions = len(cluster.snapshot().topic(topic).partitions)
+    log = OwnershipLog()
+    group_members = [ProtocolMember(cluster, f"{protocol}-{i}", group, topic, protocol, log,
+                                    processing_ms) for i in range(1, members + 1)]
+    try:
+        def spread(count: int) -> bool:
+            owners = log.owners()
+            return len(owners) == partitions and len(set(owners.values())) == min(count, partitions)
+        if not _wait(lambda: spread(members), timeout_s):
+            raise TimeoutError(f"the {members} {protocol} members did not share {topic} in {timeout_s} s")
+        time.sleep(1.0)
+        before = log.owners()
+        seq = cluster.events.last_seq
+        joined_at = time.monotonic()
+        group_members.append(ProtocolMember(cluster, f"{protocol}-{members + 1}", group, topic, protocol,
+                                            log, processing_ms))
+        if not _wait(lambda: spread(members + 1), timeout_s):
+            raise TimeoutError(f"the {protocol} group did not settle after the new member joined")
+        time.sleep(1.0)
+        events = [e for e in cluster.events.since(seq) if e.data.get("group") == group]
+        return {"log": log, "joined_at": joined_at, "before": before, "after": log.owners(),
+                "events": events, "partitions": partitions}
+    finally:
+        for member in group_members:
+            member.leave()
+
+
+def unowned_windows(run: dict) -> dict[int, list[tuple[float, float]]]:
+    """Per partition, the (start, end) seconds after the join during which no member owned it."""
+    windows: dict[int, list[tuple[float, float]]] = {p: [] for p in range(run["partitions"])}
+    gave_up: dict[int, float] = {}
+    for at, _member, what, partition in sorted(r for r in run["log"].rows if r[0] >= run["joined_at"]):
+        if what == "revoked":
+            gave_up[partition] = at
+        elif partition in gave_up:
+            start = gave_up.pop(partition)
+            windows[partition].append((start - run["joined_at"], at - run["joined_at"]))
+    return windows
 
 
 def java_string_hash(text: str) -> int:

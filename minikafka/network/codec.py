@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import io
 import struct
+import uuid
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -56,6 +57,7 @@ from kafka.protocol.api_header import RequestHeader
 from kafka.protocol.api_message import ApiMessage
 
 import minikafka.network.messages  # noqa: F401  (the KIP-848 APIs kafka-python lacks)
+from minikafka.common.uuid import Uuid
 from minikafka.common.errors import (InvalidRequestException, UnknownServerException,
                                      UnsupportedVersionException)
 from minikafka.network.api_keys import API_KEYS, API_VERSIONS, ApiKey
@@ -234,4 +236,14 @@ def encode_response(request: DecodedRequest, response: Any) -> bytes:
 
 
 __all__ = ["DecodedRequest", "decode_request", "encode_response", "request_class",
-           "response_class", "REQUEST_CLASSES", "RESPONSE_CLASSES"]
+           "response_class", "REQUEST_CLASSES", "RESPONSE_CLASSES", "from_wire_uuid", "to_wire_uuid"]
+
+
+def to_wire_uuid(value: Uuid | None) -> uuid.UUID:
+    """A sandbox `Uuid` as kafka-python's ``uuid.UUID`` (None -> the zero id)."""
+    return uuid.UUID(bytes=(value or Uuid.ZERO).to_bytes())
+
+
+def from_wire_uuid(value: uuid.UUID | None) -> Uuid:
+    """kafka-python's ``uuid.UUID`` as a sandbox `Uuid` (None -> the zero id)."""
+    return Uuid.ZERO if value is None else Uuid.from_bytes(value.bytes)

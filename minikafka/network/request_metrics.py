@@ -43,7 +43,7 @@ from minikafka.metrics.metric_name import mbean_name
 from minikafka.metrics.metrics_registry import MetricsRegistry
 from minikafka.network.api_keys import API_KEYS
 from minikafka.network.request_channel import CloseConnectionResponse, NoOpResponse
-from minikafka.network.request_partitions import partition_outcomes
+from minikafka.network.request_partitions import TopicNames, partition_outcomes
 
 FETCH_KEY = 1
 FOLLOWER_FETCH_VERSION = API_KEYS[FETCH_KEY].latest_stable()
@@ -84,15 +84,15 @@ class RequestMetrics:
             row = (api, client_id, follower, tp[0], tp[1], error)
             partitions[row] = partitions.get(row, 0) + 1
 
-    def client_request_completed(self, ctx: Any, decoded: Any, outcome: Any, broker: Any,
-                                 now: int) -> None:
+    def client_request_completed(self, ctx: Any, decoded: Any, outcome: Any,
+                                 topic_name: TopicNames, now: int) -> None:
         """A request from a client was answered with ``outcome`` (or deliberately not answered)."""
         api = API_KEYS[ctx.api_key].name
         if ctx.api_key == FETCH_KEY:
             self._mark("FetchConsumer", ctx.api_version, now)
         self._mark(api, ctx.api_version, now)
         response = None if isinstance(outcome, (NoOpResponse, CloseConnectionResponse)) else outcome
-        outcomes = partition_outcomes(ctx.api_key, ctx.api_version, decoded.body, response, broker)
+        outcomes = partition_outcomes(ctx.api_key, ctx.api_version, decoded.body, response, topic_name)
         self._count(api, ctx.client_id, False, outcomes)
 
     def follower_fetch_completed(self, replica_id: int, response: Any, now: int) -> None:

@@ -12,8 +12,8 @@ Each API spells the same shape with its own field names (``topic_data`` and
 ``partition_data`` in a produce request, ``responses`` and
 ``partition_responses`` in its response...), so `_SHAPES` names, per API
 key, the fields of the request and of the response.  From Produce v13 and
-Fetch v13 on, topics travel by id; the broker's metadata image gives their
-names back (an unknown id stays ``""``).
+Fetch v13 on, topics travel by id; the caller's ``topic_name`` (the broker's
+metadata image) gives their names back (an unknown id stays ``""``).
 
 The other APIs (Metadata, ApiVersions, FindCoordinator, JoinGroup...) are
 about the cluster or a group, not about partitions: for them
@@ -22,11 +22,12 @@ about the cluster or a group, not about partitions: for them
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from minikafka.common.errors import Errors
 from minikafka.common.topic_partition import TopicPartition
-from minikafka.network.handlers.metadata import from_wire_uuid
+from minikafka.common.uuid import Uuid
+from minikafka.network.codec import from_wire_uuid
 
 # api key -> ((topics field, topic name field, partitions field, partition field) of the request,
 #             (the same four of the response))
@@ -45,24 +46,26 @@ _SHAPES: dict[int, tuple[tuple[str, str, str, str], tuple[str, str, str, str]]] 
 PARTITION_APIS = frozenset(_SHAPES)
 _TOPIC_IDS_SINCE = {0: 13, 1: 13}          # Produce and Fetch name topics by id from v13
 
+TopicNames = Callable[[Uuid], "str | None"]
+"""A topic id -> its name in the broker's metadata (None: no such topic)."""
 
-def _topic_name(entry: Any, field: str, api_key: int, version: int, broker: Any) -> str:
+
+def _topic_name(entry: Any, field: str, api_key: int, version: int, topic_name: TopicNames) -> str:
     if version >= _TOPIC_IDS_SINCE.get(api_key, 1 << 15):
-        topic = broker.image.topics.get_topic(from_wire_uuid(entry.topic_id))
-        return topic.name if topic is not None else ""
+        return topic_name(from_wire_uuid(entry.topic_id)) or ""
     return getattr(entry, field) or ""
 
 
 def _walk(container: Any, shape: tuple[str, str, str, str], api_key: int, version: int,
-          broker: Any):
+          topic_name: TopicNames):
     topics_field, name_field, partitions_field, index_field = shape
     for entry in getattr(container, topics_field, None) or ():
-        name = _topic_name(entry, name_field, api_key, version, broker)
+        name = _topic_name(entry, name_field, api_key, version, topic_name)
         for partition in getattr(entry, partitions_field, None) or ():
             yield TopicPartition(name, getattr(partition, index_field)), partition
 
 
-def partition_outcomes(api_key: int, version: int, body: Any, response: Any, broker: Any
+def partition_outcomes(api_key: int, version: int, body: Any, response: Any, topic_name: TopicNames
                        ) -> list[tuple[TopicPartition, str | None]]:
     """Each partition the request names, with its error name in the response.
 
@@ -78,14 +81,14 @@ def partition_outcomes(api_key: int, version: int, body: Any, response: Any, bro
         return []
     if response is not None:
         answered = [(tp, _error_name(p.error_code))
-                    for tp, p in _walk(response, shape[1], api_key, version, broker)]
+                    for tp, p in _walk(response, shape[1], api_key, version, topic_name)]
         top_level = getattr(response, "error_code", 0) if api_key == 1 else 0
         if answered or not top_level:
             return answered
         error: str | None = _error_name(top_level)
     else:
         error = None
-    return [(tp, error) for tp, _ in _walk(body, shape[0], api_key, version, broker)]
+    return [(tp, error) for tp, _ in _walk(body, shape[0], api_key, version, topic_name)]
 
 
 _NAMES: dict[int, str] = {}

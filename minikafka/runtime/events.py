@@ -56,6 +56,11 @@ offsets_deleted        a deleted topic's committed offsets were removed (data: o
 offsets_delete_failed  writing those tombstones failed (data: topics, error)
 group_offsets_deleted  OffsetDelete removed some committed offsets of a group (data: group, offsets)
 controller_registered  a controller announced its listeners (KIP-919)
+consumer_group_target_assignment  a consumer-protocol group's coordinator computed a new target
+                       assignment with its assignor (data: group, epoch, assignor, members)
+consumer_member_assignment  a consumer-protocol member's assignment changed (data: group, member,
+                       epoch, owned, revoking)
+consumer_member_session_expired  a consumer-protocol member missed its session and was fenced
 ====================== ====================================================
 
 Besides events, the log tells its listeners one thing that is not a Kafka

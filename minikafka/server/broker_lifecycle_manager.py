@@ -21,12 +21,13 @@ RECOVERY (registered, fenced, catching up) -> RUNNING (unfenced) ->
 PENDING_CONTROLLED_SHUTDOWN -> SHUTTING_DOWN.
 
 What it depends on, all passed in by `BrokerServer`: the node (``now``,
-``schedule``, ``send_request``, ``emit``, and ``rng`` plus ``metadata_log``
-for the incarnation id), the broker's id, the cluster id, the timing profile,
-what it registers with (listeners, supported features, rack, directory id)
+``schedule``, ``send_request``, ``emit``), the incarnation id of this
+process start (`new_incarnation_id`, drawn by `KafkaNode`), the broker's
+id, the cluster id, the timing profile, what it registers with (listeners,
+supported features, rack, directory id)
 and two questions it asks the broker: who is the active controller, and how
 far has the metadata log been replayed.  It tells the broker back through two
-optional callbacks: ``on_caught_up`` and ``on_shutdown_granted``.
+optional callbacks, also passed in: ``on_caught_up`` and ``on_shutdown_granted``.
 
 Mirrors ``kafka.server.BrokerLifecycleManager``.  Simplified: the controller
 is found through the KRaft observer's view of the quorum leader.
@@ -54,10 +55,6 @@ class LifecycleNode(Protocol):
     """The parts of the node the lifecycle manager uses (`KafkaNode` has them all)."""
 
     now: int
-    rng: random.Random
-
-    @property
-    def metadata_log(self) -> Any: ...            # only its ``end_offset``, for the incarnation id
 
     def schedule(self, key: Hashable, at_ms: int, fn: Callable[[], None]) -> None: ...
 
@@ -67,7 +64,7 @@ class LifecycleNode(Protocol):
     def emit(self, kind: str, text: str, **data: Any) -> None: ...
 
 
-def new_incarnation_id(node: LifecycleNode) -> Uuid:
+def new_incarnation_id(rng: random.Random, metadata_end_offset: int) -> Uuid:
     """A fresh id for this process start.
 
     Kafka draws a random Uuid.  The sandbox draws it from the node's seeded RNG
@@ -75,8 +72,7 @@ def new_incarnation_id(node: LifecycleNode) -> Uuid:
     again on the same directory (even by a new `Cluster` with the same seed)
     never presents the incarnation id of its previous life.
     """
-    found = node.metadata_log.end_offset
-    return Uuid.random(random.Random(f"{node.rng.getrandbits(64)}:{found}"))
+    return Uuid.random(random.Random(f"{rng.getrandbits(64)}:{metadata_end_offset}"))
 
 
 class BrokerState(enum.Enum):
@@ -90,12 +86,14 @@ class BrokerState(enum.Enum):
 
 class BrokerLifecycleManager:
     def __init__(self, node: LifecycleNode, *, broker_id: int, cluster_id: str,
-                 timing: "TimingProfile", rack: str | None, directory_id: Uuid,
+                 timing: "TimingProfile", rack: str | None, directory_id: Uuid, incarnation_id: Uuid,
                  active_controller_id: Callable[[], int | None],
                  metadata_offset: Callable[[], int],
                  registration_listeners: Callable[[], tuple["Listener", ...]],
                  supported_features: Callable[[], tuple["Feature", ...]],
-                 previous_broker_epoch: int = -1):
+                 previous_broker_epoch: int = -1,
+                 on_caught_up: Callable[[], None] | None = None,
+                 on_shutdown_granted: Callable[[], None] | None = None):
         self.node = node
         self.broker_id = broker_id
         self.cluster_id = cluster_id
@@ -106,14 +104,14 @@ class BrokerLifecycleManager:
         self.registration_listeners = registration_listeners
         self.supported_features = supported_features
         self.state = BrokerState.NOT_RUNNING
-        self.incarnation_id = new_incarnation_id(self.node)   # new for every process start
+        self.incarnation_id = incarnation_id       # new for every process start (`new_incarnation_id`)
         self.broker_epoch = -1                     # from the controller's RegisterBrokerRecord
         self.previous_broker_epoch = previous_broker_epoch  # from .kafka_cleanshutdown, if clean
         self.ready_to_unfence = False              # set once logs are loaded and metadata caught up
         self.caught_up = False                     # the controller said our metadata caught up
         self.want_shut_down = False
-        self.on_caught_up: Callable[[], None] | None = None
-        self.on_shutdown_granted: Callable[[], None] | None = None
+        self.on_caught_up = on_caught_up              # the controller says our metadata caught up
+        self.on_shutdown_granted = on_shutdown_granted  # the controller let us shut down
         self.heartbeat_interval_ms = timing.ms("broker.heartbeat.interval.ms")
         self.timeout_ms = timing.ms("controller.quorum.request.timeout.ms")
         self.in_flight = False

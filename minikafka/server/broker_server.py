@@ -8,19 +8,30 @@ active controller (`BrokerLifecycleManager`), hosts partition replicas
 (`ReplicaManager`, `ReplicaFetcherManager`, `AlterPartitionManager`), the
 group coordinator for its ``__consumer_offsets`` partitions and a producer id
 manager.  Client requests arrive as decoded Kafka requests; the handler of
-each API (``minikafka.network.handlers``) turns them into calls on these
-parts.  Requests only the controller can answer (CreateTopics...) are
-forwarded to the active controller, as KRaft brokers do.
+each API (`minikafka.server.kafka_apis` routes to ``minikafka.server.apis``)
+turns them into calls on these parts, through the few methods and
+attributes its module declares as a `typing.Protocol` (``ProduceBroker``,
+``GroupsBroker`` ...); this class satisfies all of them.  Requests only the
+controller can answer (CreateTopics...) are forwarded to the active
+controller, as KRaft brokers do.
+
+`KafkaNode` builds the broker with what it uses of the process: the node
+(time, timers, messages, randomness), the node's settings and `KafkaConfig`,
+its log directory id, the incarnation id of this process start, the raft
+client it observes the metadata log with and its metrics registry.  The broker never reads the node's other attributes.
 
 Each part is built here with the collaborators it uses, named in its
 constructor (the node, ids, settings, and small callables or a narrow
 protocol for what it asks of the broker), so its module says what it
-depends on and a test can build it alone.  Every part works that way: the
-metadata publisher, lifecycle, alter-partition, fetcher, replica, producer id
-and auto topic creation managers, the group coordinator adapter and the
-broker's gauges.  None of them holds the `BrokerServer`; what they ask of
-the broker as a whole (the current image and configs, the active
-controller, forwarding to it) is passed as bound methods of this class.
+depends on and a test can build it alone, and none is completed by
+assignment afterwards.  Every part works that way: the metadata publisher,
+lifecycle, alter-partition, fetcher, replica, producer id and auto topic
+creation managers, the group coordinator adapter, the metadata cache and
+the broker's gauges.  None of them holds the `BrokerServer`; what they ask
+of the broker as a whole (the current image and configs, the active
+controller, forwarding to it, leadership changes for the group coordinator)
+is passed as bound methods of this class.  The replica manager and the
+fetcher manager share one map of hosted partitions, made here first.
 
 Start-up follows Kafka's order: load the logs (recovering after a crash),
 start the raft observer, register, catch up with the metadata log, then ask
@@ -35,96 +46,122 @@ Kafka's unsupported errors by their handlers).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+import random
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping
 
 from minikafka.common.config.kafka_config import KafkaConfig
+from minikafka.common.errors import Errors
+from minikafka.common.uuid import Uuid
 from minikafka.storage.log_config import log_config_for
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.controller.feature_control_manager import SUPPORTED_FEATURES_4_3
 from minikafka.controller.requests import Feature, Listener
-from minikafka.metadata.image import ConfigResource
+from minikafka.coordinator.find_coordinator import Endpoint
+from minikafka.metadata.image import ConfigResource, TopicImage
 from minikafka.metrics.broker_topic_stats import BrokerTopicStats
-from minikafka.runtime.node import RequestTimedOut
+from minikafka.metrics.metrics_registry import MetricsRegistry
+from minikafka.network.api_versions import FinalizedFeatures
+from minikafka.raft.kafka_raft_client import KafkaRaftClient
+from minikafka.runtime.node import Node, RequestTimedOut
 from minikafka.server.alter_partition_manager import AlterPartitionManager
 from minikafka.server.auto_topic_creation_manager import AutoTopicCreationManager
 from minikafka.server.broker_lifecycle_manager import BrokerLifecycleManager, BrokerState
 from minikafka.server.broker_metadata_publisher import BrokerMetadataPublisher
 from minikafka.server.broker_metrics import register_broker_metrics
 from minikafka.server.group_coordinator_adapter import GroupCoordinatorAdapter
+from minikafka.server.metadata_cache import KRaftMetadataCache
+from minikafka.server.node_config import NodeConfig
 from minikafka.server.producer_id_manager import ProducerIdManager
 from minikafka.server.replica_fetcher import (ReplicaFetcherConfig, ReplicaFetcherManager,
                                               ReplicationThrottle)
 from minikafka.server.replica_manager import ReplicaManager
+from minikafka.server.runtime_logger_manager import RuntimeLoggerManager
 from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
 from minikafka.storage.log_manager import LogManager
 
 if TYPE_CHECKING:
-    from minikafka.server.kafka_node import KafkaNode
+    from minikafka.coordinator.group_coordinator import GroupCoordinator
+    from minikafka.metadata.image import MetadataImage
+    from minikafka.server.partition import Partition
     from minikafka.storage.log_config import LogConfig
 
 
 class BrokerServer:
-    def __init__(self, node: "KafkaNode"):
-        self.node = node
-        self.config = node.config                      # NodeConfig
-        self.kafka_config: KafkaConfig = node.kafka_config
-        self.broker_id = node.node_id
-        self.cluster_id = node.config.cluster_id
-        self.timing = node.config.timing
-        self.directory_id = node.directory_id
-        data_dir = str(node.config.data_dir)
+    def __init__(self, node: Node, *, config: NodeConfig, kafka_config: KafkaConfig, directory_id: Uuid,
+                 incarnation_id: Uuid, raft: KafkaRaftClient, metrics: MetricsRegistry):
+        self.node = node                               # time, timers, messages, randomness
+        self.raft = raft
+        self.config = config                           # NodeConfig
+        self.static_config = kafka_config              # server.properties, before dynamic configs
+        self.kafka_config: KafkaConfig = kafka_config
+        self.broker_id = config.node_id
+        self.cluster_id = config.cluster_id
+        self.timing = config.timing
+        self.directory_id = directory_id
+        self.rng: random.Random = node.rng
+        endpoint = config.broker_endpoint
+        self.listener_name: str | None = endpoint.listener if endpoint else None
+        data_dir = str(config.data_dir)
         self.log_manager = LogManager(data_dir, self.default_log_config(), timing=self.timing,
                                       rng=node.rng, emit=node.emit)
         previous_epoch = CleanShutdownFileHandler(data_dir).read() or -1
         self.lifecycle = BrokerLifecycleManager(
             node, broker_id=self.broker_id, cluster_id=self.cluster_id, timing=self.timing,
-            rack=self.config.rack, directory_id=self.directory_id,
+            rack=config.rack, directory_id=self.directory_id, incarnation_id=incarnation_id,
             active_controller_id=self.active_controller_id, metadata_offset=self.metadata_offset,
             registration_listeners=self.registration_listeners,
-            supported_features=self.supported_features, previous_broker_epoch=previous_epoch)
-        self.topic_stats = BrokerTopicStats(node.metrics)   # BrokerTopicMetrics: bytes/messages in and out
-        self._build_replication(node)
+            supported_features=self.supported_features, previous_broker_epoch=previous_epoch,
+            on_caught_up=self._on_caught_up, on_shutdown_granted=self._finish_shutdown)
+        self.metadata_cache = KRaftMetadataCache(self._current_image)
+        self.topic_stats = BrokerTopicStats(metrics)   # BrokerTopicMetrics: bytes/messages in and out
+        self._build_replication(node, metrics)
         self.producer_ids = ProducerIdManager(
             node, broker_id=self.broker_id, timing=self.timing,
             active_controller_id=self.active_controller_id, broker_epoch=self.local_broker_epoch)
-        endpoint = self.config.broker_endpoint
         self.groups = GroupCoordinatorAdapter(
             node, kafka_config=self.current_kafka_config, timing=self.timing,
-            listener_name=endpoint.listener if endpoint else None, image=lambda: self.image,
+            listener_name=self.listener_name, image=self._current_image,
             replica_manager=self.replica_manager, forward_to_controller=self.forward_to_controller)
         self.auto_topic_creation = AutoTopicCreationManager(
             kafka_config=self.current_kafka_config, forward_to_controller=self.forward_to_controller)
+        self.runtime_logger_manager = RuntimeLoggerManager(self.broker_id)   # BROKER_LOGGER levels
         # Built last: it publishes to the replica manager and the group coordinator.
         self.publisher = BrokerMetadataPublisher(
-            node.raft, broker_id=self.broker_id, apply_configs=self._apply_config_changes,
+            raft, broker_id=self.broker_id, apply_configs=self._apply_config_changes,
             replica_manager=self.replica_manager, group_coordinator=self.groups)
-        self.lifecycle.on_caught_up = self._on_caught_up
         self.shutdown_callback: Callable[[], None] | None = None
 
-    def _build_replication(self, node: "KafkaNode") -> None:
-        """The replica manager and the parts it works with, each given what it uses."""
+    def _build_replication(self, node: Node, metrics: MetricsRegistry) -> None:
+        """The replica manager and the parts it works with, each given what it uses.
+
+        The hosted partitions are one map, made here and shared: the replica
+        manager adds and removes replicas, the fetcher manager and the gauges read it.
+        """
+        partitions: dict[TopicPartition, "Partition"] = {}
         self.alter_partition_manager = AlterPartitionManager(
             node, broker_id=self.broker_id, timing=self.timing,
             active_controller_id=self.active_controller_id, broker_epoch=self.local_broker_epoch,
             broker_epoch_of=self.broker_epoch_of)
-        self.replica_manager = ReplicaManager(
-            node, broker_id=self.broker_id, log_manager=self.log_manager, timing=self.timing,
-            topic_stats=self.topic_stats, metadata=self, leadership=self,
-            alter_partition=self.alter_partition_manager.submit)
-        self.replica_manager.isr_meters = register_broker_metrics(
-            node.metrics, partitions=self.replica_manager.partitions,
+        isr_meters = register_broker_metrics(
+            metrics, partitions=partitions,
             broker_state=lambda: self.lifecycle.state, logs=self.log_manager.logs)
-        self.replica_manager.fetcher_manager = ReplicaFetcherManager(
+        fetcher_manager = ReplicaFetcherManager(
             node, broker_id=self.broker_id, broker_epoch=self.local_broker_epoch,
             config=ReplicaFetcherConfig.from_broker(self.timing, self.config_int),
-            partitions=self.replica_manager.partitions, topic_stats=self.topic_stats,
+            partitions=partitions, topic_stats=self.topic_stats,
             throttle=ReplicationThrottle(self.broker_id, self.dynamic_broker_config,
                                          self.topic_config_value))
+        self.replica_manager = ReplicaManager(
+            node, broker_id=self.broker_id, log_manager=self.log_manager, timing=self.timing,
+            topic_stats=self.topic_stats, metadata=self.metadata_cache,
+            log_config_for=self.log_config_for, on_became_leader=self.on_became_leader,
+            on_resigned_leader=self.on_resigned_leader, alter_partition=self.alter_partition_manager.submit,
+            partitions=partitions, fetcher_manager=fetcher_manager, isr_meters=isr_meters)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
         self.log_manager.startup(self.node.now)
-        self.node.raft.register_listener(self.publisher)
+        self.raft.register_listener(self.publisher)
         self.replica_manager.start()
         self.lifecycle.start()
         self._schedule_maintenance()
@@ -134,7 +171,6 @@ class BrokerServer:
 
     def begin_controlled_shutdown(self, done: Callable[[], None]) -> None:
         self.shutdown_callback = done
-        self.lifecycle.on_shutdown_granted = self._finish_shutdown
         self.lifecycle.begin_controlled_shutdown()
 
     def _finish_shutdown(self) -> None:
@@ -163,7 +199,10 @@ class BrokerServer:
 
     # ------------------------------------------------------------------ metadata
     @property
-    def image(self):
+    def image(self) -> "MetadataImage":
+        return self.publisher.image
+
+    def _current_image(self) -> "MetadataImage":
         return self.publisher.image
 
     def metadata_offset(self) -> int:
@@ -174,28 +213,23 @@ class BrokerServer:
             return
         default = dict(image.configs.broker_config(""))
         own = dict(image.configs.broker_config(str(self.broker_id)))
-        self.kafka_config = self.node.kafka_config.with_dynamic(default, own)
+        self.kafka_config = self.static_config.with_dynamic(default, own)
         self.log_manager.default_config = self.default_log_config()
         for topic in set(self.log_manager.topic_configs) | {tp.topic for tp in self.log_manager.logs}:
             self.log_manager.update_topic_config(topic, self.log_config_for(topic))
 
     def active_controller_id(self) -> int | None:
-        leader = self.node.raft.leader_and_epoch.leader_id
+        leader = self.raft.leader_and_epoch.leader_id
         return leader if leader is not None and leader >= 0 else None
 
     def partition_exists(self, tp: TopicPartition) -> bool:
-        topic = self.image.topics.get_topic(tp.topic)
-        return topic is not None and tp.partition in topic.partitions
+        return self.metadata_cache.partition_exists(tp)
 
-    def is_broker_fenced(self, broker_id: int) -> bool:
-        """Fenced, or not registered at all, in the current image."""
-        return self.image.is_fenced(broker_id)
+    def get_topic(self, name_or_id: str | Uuid) -> TopicImage | None:
+        return self.metadata_cache.get_topic(name_or_id)
 
-    def is_broker_isr_eligible(self, broker_id: int, broker_epoch: int) -> bool:
-        registration = self.image.cluster.broker(broker_id)
-        if registration is None or registration.fenced or registration.in_controlled_shutdown:
-            return False
-        return broker_epoch < 0 or registration.epoch == broker_epoch
+    def topic_name(self, topic_id: Uuid) -> str | None:
+        return self.metadata_cache.topic_name(topic_id)
 
     def local_broker_epoch(self) -> int:
         """This broker's epoch from its current registration (-1 while unregistered)."""
@@ -204,8 +238,7 @@ class BrokerServer:
     def broker_epoch_of(self, broker_id: int) -> int:
         if broker_id == self.broker_id:
             return self.lifecycle.broker_epoch
-        registration = self.image.cluster.broker(broker_id)
-        return registration.epoch if registration else -1
+        return self.metadata_cache.broker_epoch(broker_id)
 
     # ------------------------------------------------------------------ configs
     def current_kafka_config(self) -> KafkaConfig:
@@ -223,6 +256,10 @@ class BrokerServer:
 
     def topic_config_value(self, topic: str, name: str) -> str | None:
         return self.topic_overrides(topic).get(name)
+
+    def dynamic_broker_configs(self, name: str) -> Mapping[str, str]:
+        """The dynamic configs of BROKER resource ``name`` ("<id>", or "" for the cluster default)."""
+        return self.image.configs.broker_config(name)
 
     def dynamic_broker_config(self, name: str) -> str | None:
         own = self.image.configs.broker_config(str(self.broker_id))
@@ -245,8 +282,7 @@ class BrokerServer:
     def supported_features(self) -> tuple[Feature, ...]:
         return tuple(Feature(name, low, high) for name, (low, high) in sorted(SUPPORTED_FEATURES_4_3.items()))
 
-    def finalized_features(self):
-        from minikafka.network.api_versions import FinalizedFeatures
+    def finalized_features(self) -> FinalizedFeatures:
         features = self.image.features
         levels = dict(features.finalized_versions)
         if features.metadata_version is not None:
@@ -254,11 +290,26 @@ class BrokerServer:
         return FinalizedFeatures(levels, self.metadata_offset())
 
     # ------------------------------------------------------------------ leadership hooks
-    def on_became_leader(self, partition) -> None:
+    def on_became_leader(self, partition: "Partition") -> None:
         self.groups.on_became_leader(partition)
 
-    def on_resigned_leader(self, partition) -> None:
+    def on_resigned_leader(self, partition: "Partition") -> None:
         self.groups.on_resigned_leader(partition)
+
+    # ------------------------------------------------------------------ groups
+    @property
+    def group_coordinator(self) -> "GroupCoordinator":
+        return self.groups.coordinator
+
+    def find_group_coordinator(self, group_id: str) -> tuple[Errors, Endpoint]:
+        return self.groups.find_group_coordinator(group_id)
+
+    # ------------------------------------------------------------------ time, for the handlers
+    def now(self) -> int:
+        return self.node.now
+
+    def schedule(self, key: Hashable, at_ms: int, fn: Callable[[], None]) -> None:
+        self.node.schedule(key, at_ms, fn)
 
     # ------------------------------------------------------------------ controller forwarding
     def forward_to_controller(self, request: Any, respond: Callable[[Any], None],
@@ -299,7 +350,6 @@ def has_not_controller_error(response: Any) -> bool:
     top-level and per-item error codes alike mean "ask the new controller".
     """
     import dataclasses
-    from minikafka.common.errors import Errors
     if isinstance(response, (tuple, list)):
         return any(has_not_controller_error(item) for item in response)
     if not dataclasses.is_dataclass(response) or isinstance(response, type):

@@ -15,8 +15,12 @@ this node id, or the node refuses to start with Kafka's error.
 
 Messages reaching the node are dispatched by what they are: raft RPCs to the
 raft client, controller APIs (registrations, heartbeats, AlterPartition,
-forwarded admin requests) to the controller, replica fetches and client
-requests to the broker.
+forwarded admin requests: every `ControllerRequest`) to the controller,
+replica fetches and client requests to the broker (client requests through
+`kafka_apis.dispatch`).  The node builds the broker role with what it uses
+of the process (settings, `KafkaConfig`, directory id, incarnation id,
+raft client, metrics); `BrokerServer` uses the node itself only as its runtime (time,
+timers, messages, randomness), never to read the node's other attributes.
 
 Mirrors ``kafka.server.KafkaRaftServer`` (and the shared ``SharedServer``).
 """
@@ -29,26 +33,26 @@ from typing import Callable
 from minikafka.common.config.kafka_config import KafkaConfig
 from minikafka.controller.controller_metrics import register_controller_metrics
 from minikafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
-from minikafka.controller import requests as controller_requests
 from minikafka.common.java_hashing import hashmap_order
 from minikafka.controller.feature_control_manager import SUPPORTED_FEATURES_4_3
-from minikafka.controller.requests import ControllerRegistrationRequest, Feature, Listener
+from minikafka.controller.requests import (ControllerRegistrationRequest, ControllerRequest, Feature,
+                                          Listener)
 from minikafka.network.client_request import ClientRequest
 from minikafka.metrics.metrics_registry import MetricsRegistry
-from minikafka.network.handlers import dispatch
 from minikafka.network.request_channel import Deferred
 from minikafka.network.request_metrics import RequestMetrics
 from minikafka.raft.kafka_metadata_log import KafkaMetadataLog
 from minikafka.raft.kafka_raft_client import KafkaRaftClient
 from minikafka.raft.quorum_state_store import FileQuorumStateStore
 from minikafka.runtime.node import Envelope, Node
+from minikafka.server.broker_lifecycle_manager import new_incarnation_id
+from minikafka.server.broker_server import BrokerServer
 from minikafka.server.fetch import FetchRequest
+from minikafka.server.kafka_apis import dispatch
 from minikafka.server.node_config import NodeConfig
 from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
 from minikafka.storage.meta_properties import MetaProperties
 
-
-CONTROLLER_REQUESTS = controller_requests.__name__
 
 
 def parse_properties(text: str) -> dict[str, str]:
@@ -81,7 +85,7 @@ class KafkaNode(Node):
                                     config.cluster_id, directory_id=self.directory_id)
         self.metrics = MetricsRegistry(lambda: self.now)   # this process's MBeans (minikafka.metrics)
         self.controller: QuorumController | None = None
-        self.broker = None
+        self.broker: BrokerServer | None = None
         self.request_metrics: RequestMetrics | None = None   # brokers: requests answered, by API
         if config.is_controller:
             bootstrap = {} if config.bootstrap_features is None else {
@@ -91,8 +95,10 @@ class KafkaNode(Node):
                 static_config=dict(self.kafka_config.static_props), timing=config.timing, **bootstrap))
             register_controller_metrics(self.controller, self.metrics)
         if config.is_broker:
-            from minikafka.server.broker_server import BrokerServer
-            self.broker = BrokerServer(self)
+            self.broker = BrokerServer(
+                self, config=config, kafka_config=self.kafka_config, directory_id=self.directory_id,
+                incarnation_id=new_incarnation_id(self.rng, self.metadata_log.end_offset),
+                raft=self.raft, metrics=self.metrics)
             self.request_metrics = RequestMetrics(self.metrics)
         self.stopped = False
 
@@ -126,8 +132,7 @@ class KafkaNode(Node):
     @property
     def controller_incarnation(self):
         if not hasattr(self, "_controller_incarnation"):
-            from minikafka.server.broker_lifecycle_manager import new_incarnation_id
-            self._controller_incarnation = new_incarnation_id(self)
+            self._controller_incarnation = new_incarnation_id(self.rng, self.metadata_log.end_offset)
         return self._controller_incarnation
 
     def shutdown(self, done: Callable[[], None], resign: bool = True) -> None:
@@ -167,7 +172,7 @@ class KafkaNode(Node):
         elif isinstance(body, FetchRequest) and self.broker is not None:
             self.broker.replica_manager.fetch_messages(
                 body, lambda response: self._follower_fetch_reply(envelope, response))
-        elif self.controller is not None and type(body).__module__ == CONTROLLER_REQUESTS:
+        elif self.controller is not None and isinstance(body, ControllerRequest):
             self.controller.handle_request(body, lambda r: self.reply(envelope, r))
         else:
             raise TypeError(f"node {self.node_id} ({','.join(self.config.roles)}) cannot handle "
@@ -186,7 +191,7 @@ class KafkaNode(Node):
         # Kafka updates a request's metrics when its response is sent (RequestChannel)
         client_request = envelope.body
         self.request_metrics.client_request_completed(client_request.context, client_request.request,
-                                                      outcome, self.broker, self.now)
+                                                      outcome, self.broker.topic_name, self.now)
         self.reply(envelope, outcome)
 
     def _follower_fetch_reply(self, envelope: Envelope, response) -> None:

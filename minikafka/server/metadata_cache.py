@@ -29,17 +29,23 @@ releases had it in Scala as ``kafka.server.metadata.KRaftMetadataCache``) and
 ``DirectoryId.isOnline``.  Simplified: the broker's random draws come from
 its seeded node RNG (Kafka uses ``ThreadLocalRandom``); partitions and brokers
 are listed in id order, which is also what Kafka's small hash maps produce.
+
+The module's functions take the image they read; `KRaftMetadataCache` binds
+them to the broker's current image for the parts that keep asking (the
+replica manager, the request handlers).
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Callable
 
 from minikafka.common.errors import Errors
+from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
 from minikafka.metadata.broker_registration import BrokerRegistration
-from minikafka.metadata.image import MetadataImage
+from minikafka.metadata.image import MetadataImage, TopicImage
 from minikafka.metadata.partition_registration import DirectoryId, PartitionRegistration
 
 NO_LEADER_ID = -1
@@ -175,3 +181,47 @@ def leader_and_epoch(image: MetadataImage, topic: str, partition: int) -> tuple[
     if registration is None:
         return NO_LEADER_ID, -1
     return registration.leader, registration.leader_epoch
+
+
+class KRaftMetadataCache:
+    """The image the broker replayed last, asked the questions the broker's parts ask of it.
+
+    It holds no copy: each answer reads ``image()`` (the metadata publisher's
+    current image), so it is never behind the broker's replay.  The replica
+    manager asks it whether a partition exists and whether a broker may join
+    an ISR; the request handlers look topics up in it.
+    """
+
+    def __init__(self, image: Callable[[], MetadataImage]):
+        self._image = image
+
+    @property
+    def image(self) -> MetadataImage:
+        return self._image()
+
+    def get_topic(self, name_or_id: str | Uuid) -> TopicImage | None:
+        return self._image().topics.get_topic(name_or_id)
+
+    def topic_name(self, topic_id: Uuid) -> str | None:
+        """The name of topic ``topic_id`` (None: no such topic)."""
+        topic = self._image().topics.get_topic(topic_id)
+        return topic.name if topic is not None else None
+
+    def partition_exists(self, tp: TopicPartition) -> bool:
+        topic = self._image().topics.get_topic(tp.topic)
+        return topic is not None and tp.partition in topic.partitions
+
+    def is_broker_fenced(self, broker_id: int) -> bool:
+        """Fenced, or not registered at all, in the current image."""
+        return self._image().is_fenced(broker_id)
+
+    def is_broker_isr_eligible(self, broker_id: int, broker_epoch: int) -> bool:
+        registration = self._image().cluster.broker(broker_id)
+        if registration is None or registration.fenced or registration.in_controlled_shutdown:
+            return False
+        return broker_epoch < 0 or registration.epoch == broker_epoch
+
+    def broker_epoch(self, broker_id: int) -> int:
+        """The epoch of ``broker_id``'s registration (-1: not registered)."""
+        registration = self._image().cluster.broker(broker_id)
+        return registration.epoch if registration else -1

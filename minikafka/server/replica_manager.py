@@ -23,13 +23,14 @@ AlterPartition requests (`AlterPartitionManager`).
 What it depends on, all passed in by `BrokerServer`: the node (``now``,
 ``schedule``, ``emit``), the broker id, the `LogManager`, the timing profile
 (``replica.lag.time.max.ms``), the broker's topic metrics, the broker's view
-of the metadata (`ReplicaMetadata`: does a partition exist, is a broker
-fenced or eligible for the ISR, a topic's log config), a `LeadershipListener`
-told when this broker starts or stops leading a partition (the group
-coordinator loads and unloads ``__consumer_offsets`` partitions), and the
-`AlterPartitionManager`'s ``submit``.  `BrokerServer` sets two more after
-construction: the `ReplicaFetcherManager` (built on this manager's partition
-map) and the ISR change meters.
+of the metadata (`ReplicaMetadata`, the broker's `KRaftMetadataCache`: does
+a partition exist, is a broker fenced or eligible for the ISR), a topic's
+log config (``log_config_for``), two callbacks told when this broker starts
+or stops leading a partition (the group coordinator loads and unloads
+``__consumer_offsets`` partitions), the `AlterPartitionManager`'s
+``submit``, the map of hosted partitions it keeps (made by `BrokerServer`
+and shared with the fetcher manager and the broker's gauges), the
+`ReplicaFetcherManager` (`FetcherManager`) and the ISR change meters.
 
 Mirrors ``kafka.server.ReplicaManager``.  Simplified: one log directory;
 DeleteRecords completes when the leader has moved its log start offset (no
@@ -105,15 +106,20 @@ class ReplicaMetadata(Protocol):
 
     def is_broker_fenced(self, broker_id: int) -> bool: ...
 
-    def log_config_for(self, topic: str) -> "LogConfig": ...
+
+class FetcherManager(Protocol):
+    """The `ReplicaFetcherManager` as the replica manager drives it."""
+
+    def add(self, partition: Partition) -> None: ...
+
+    def remove(self, tp: TopicPartition) -> None: ...
+
+    def is_fetching(self, tp: TopicPartition) -> bool: ...
+
+    def remove_all(self) -> None: ...
 
 
-class LeadershipListener(Protocol):
-    """Told when this broker starts or stops leading a partition."""
-
-    def on_became_leader(self, partition: Partition) -> None: ...
-
-    def on_resigned_leader(self, partition: Partition) -> None: ...
+LeadershipChange = Callable[[Partition], None]
 
 
 AlterPartition = Callable[[Partition, tuple[int, ...], Callable[[object], None]], None]
@@ -122,22 +128,26 @@ AlterPartition = Callable[[Partition, tuple[int, ...], Callable[[object], None]]
 class ReplicaManager:
     def __init__(self, node: ReplicaNode, *, broker_id: int, log_manager: "LogManager",
                  timing: "TimingProfile", topic_stats: "BrokerTopicStats",
-                 metadata: ReplicaMetadata, leadership: LeadershipListener,
-                 alter_partition: AlterPartition):
+                 metadata: ReplicaMetadata, log_config_for: Callable[[str], "LogConfig"],
+                 on_became_leader: LeadershipChange, on_resigned_leader: LeadershipChange,
+                 alter_partition: AlterPartition, partitions: dict[TopicPartition, Partition],
+                 fetcher_manager: FetcherManager, isr_meters: Any):
         self.node = node
         self.broker_id = broker_id
         self.log_manager = log_manager
         self.metadata = metadata
-        self.leadership = leadership
+        self.log_config_for = log_config_for
+        self.on_became_leader = on_became_leader
+        self.on_resigned_leader = on_resigned_leader
         self.submit_isr_change = alter_partition      # the AlterPartitionManager's submit
-        self.partitions: dict[TopicPartition, Partition] = {}
+        self.partitions = partitions                  # shared with the fetcher manager and the gauges
         self.produce_purgatory = DelayedOperationPurgatory("Produce", self.node)
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", self.node)
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", self.node)
         self.max_lag_ms = timing.ms("replica.lag.time.max.ms")
-        self.fetcher_manager = None                   # set by BrokerServer (needs our partitions)
+        self.fetcher_manager = fetcher_manager
         self.topic_stats = topic_stats                # BrokerTopicMetrics meters (bytes, messages)
-        self.isr_meters = None                        # IsrShrinks/Expands meters, set by BrokerServer
+        self.isr_meters = isr_meters                  # IsrShrinks/Expands meters (None: not counted)
 
     @property
     def now(self) -> int:
@@ -160,14 +170,14 @@ class ReplicaManager:
             partition = self._get_or_create_partition(tp)
             self.fetcher_manager.remove(tp)
             partition.make_leader(info.partition, info.topic_id, now)
-            self.leadership.on_became_leader(partition)
+            self.on_became_leader(partition)
             self._wake(tp)
         for tp, info in changes.followers.items():
             partition = self._get_or_create_partition(tp)
             was_leader = partition.is_leader
             restart = partition.make_follower(info.partition, info.topic_id, now)
             if was_leader:
-                self.leadership.on_resigned_leader(partition)
+                self.on_resigned_leader(partition)
             if partition.leader_id < 0:
                 self.fetcher_manager.remove(tp)
             elif restart or not self.fetcher_manager.is_fetching(tp):
@@ -184,7 +194,7 @@ class ReplicaManager:
         self.fetcher_manager.remove(tp)
         partition = self.partitions.pop(tp, None)
         if partition is not None and partition.is_leader:
-            self.leadership.on_resigned_leader(partition)
+            self.on_resigned_leader(partition)
         if partition is not None:
             partition.leader_id = -1
         if delete:
@@ -196,7 +206,7 @@ class ReplicaManager:
     def get_or_create_log(self, partition: Partition, now: int):
         if partition.log is None:
             tp = partition.topic_partition
-            self.log_manager.topic_configs.setdefault(tp.topic, self.metadata.log_config_for(tp.topic))
+            self.log_manager.topic_configs.setdefault(tp.topic, self.log_config_for(tp.topic))
             partition.log = self.log_manager.get_or_create_log(tp, now, topic_id=partition.topic_id)
         return partition.log
 
@@ -374,6 +384,10 @@ class ReplicaManager:
     # ------------------------------------------------------------------ offsets
     def is_broker_alive(self, broker_id: int) -> bool:
         return not self.metadata.is_broker_fenced(broker_id)
+
+    def online_partition(self, tp: TopicPartition) -> Partition | None:
+        """The replica of ``tp`` this broker hosts, if any (``ReplicaManager.onlinePartition``)."""
+        return self.partitions.get(tp)
 
     def partition_or_error(self, tp: TopicPartition) -> tuple[Partition | None, Errors]:
         """``getPartitionOrError``: a hosted partition, else NOT_LEADER_OR_FOLLOWER (the topic exists,

@@ -3,9 +3,10 @@
 Layout of this package (one module per Kafka class):
 
 * ``log_manager``        LogManager: every log in one log dir, checkpoints, retention timers, clean shutdown
-* ``unified_log``        UnifiedLog: one partition replica's log (offsets, high watermark, reads, truncation)
-    ``log_append``       ... its append path (leader / follower / KRaft leader)
-    ``log_retention``    ... its retention (retention.ms, retention.bytes, log start offset)
+* ``unified_log``        UnifiedLog: one partition replica's log over its LocalLog (offsets, high watermark,
+                         appends, reads, truncation, retention)
+    ``log_append``       ... the checks of its append path (leader / follower / KRaft leader), as functions
+    ``log_retention``    LogRetention: which segments retention deletes (retention.ms, retention.bytes, log start)
 * ``log_loader``         LogLoader: loading a partition directory, crash recovery
 * ``local_log``          LocalLog and ``log_segments`` LogSegments: the chain of segments
 * ``log_segment``        LogSegment: one .log file and its two indexes; ``file_records`` FileRecords: the .log

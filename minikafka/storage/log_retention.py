@@ -1,4 +1,4 @@
-"""Retention for `UnifiedLog`: deleting old segments, whole segments at a time.
+"""LogRetention: which old segments `UnifiedLog` deletes, whole segments at a time.
 
 Theory of operation
 -------------------
@@ -23,87 +23,71 @@ segment so the log is never without one.  Deleting segments moves the log
 start offset to the first remaining segment; the files are renamed
 ``.deleted`` and removed ``file.delete.delay.ms`` later.
 
-Mirrors ``UnifiedLog.deleteOldSegments``, ``deletableSegments`` and
-``deleteSegments``.
+`LogRetention` is the policy half: given the log's facts (its segments,
+offsets, size and config), it says which segments a rule picks and in what
+words.  `UnifiedLog` owns the mechanics -- rolling, moving the log start
+offset, deleting the files and producer snapshots, the ``segments_deleted``
+event -- and asks its `LogRetention` for one rule at a time, because each rule
+sees the log as the previous one left it.
+
+Mirrors ``UnifiedLog.deleteOldSegments``, ``deletableSegments`` and the
+``deleteRetention*BreachedSegments`` methods.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
+from minikafka.common.topic_partition import TopicPartition
 from minikafka.storage.log_segment import LogSegment
 
 Predicate = Callable[[LogSegment, "LogSegment | None"], bool]
 
 
+@dataclass(frozen=True)
+class RetentionRule:
+    """One retention rule: which segments it takes (oldest first) and why, for the log's event."""
+
+    predicate: Predicate                                 # (segment, next segment or None) -> delete it?
+    reason: Callable[[list[LogSegment]], str]
+
+
 class LogRetention:
-    """Mixin of `UnifiedLog`: ``delete_old_segments`` and its three rules."""
+    """The three retention rules of one partition's log (the topic partition names it in the reasons)."""
 
-    def delete_old_segments(self, now: int) -> int:
-        """Apply retention; returns the number of segments deleted."""
-        if "delete" in self.config.cleanup_policy:
-            return (self._delete_log_start_offset_breached(now) + self._delete_retention_size_breached(now)
-                    + self._delete_retention_ms_breached(now))
-        return self._delete_log_start_offset_breached(now)
+    def __init__(self, topic_partition: TopicPartition):
+        self.topic_partition = topic_partition
 
-    def deletable_segments(self, predicate: Predicate) -> list[LogSegment]:
+    @staticmethod
+    def deletable_segments(segments: Sequence[LogSegment], high_watermark: int, log_end_offset: int,
+                           predicate: Predicate) -> list[LogSegment]:
         """Oldest-first segments satisfying ``predicate``, stopping at the first that does not."""
-        segments = self.local_log.segments.values()
         deletable = []
         for i, segment in enumerate(segments):
             next_segment = segments[i + 1] if i + 1 < len(segments) else None
             last_and_empty = next_segment is None and segment.size == 0
-            upper_bound = next_segment.base_offset if next_segment is not None else self.log_end_offset
-            if self.high_watermark >= upper_bound and predicate(segment, next_segment) and not last_and_empty:
+            upper_bound = next_segment.base_offset if next_segment is not None else log_end_offset
+            if high_watermark >= upper_bound and predicate(segment, next_segment) and not last_and_empty:
                 deletable.append(segment)
             else:
                 break
         return deletable
 
-    def _delete_old_segments(self, predicate: Predicate, now: int, reason: Callable[[list[LogSegment]], str]) -> int:
-        deletable = self.deletable_segments(predicate)
-        if not deletable:
-            return 0
-        return self._delete_segments(deletable, now, reason)
-
-    def _delete_segments(self, deletable: list[LogSegment], now: int,
-                         reason: Callable[[list[LogSegment]], str]) -> int:
-        count = len(deletable)
-        text = reason(deletable)
-        if self.local_log.segments.number_of_segments == count:
-            new_segment = self.roll(now)          # the log must always keep an active segment
-            if deletable[-1].base_offset == new_segment.base_offset:
-                deletable = deletable[:-1]
-        if deletable:
-            next_segment = self.local_log.segments.higher_segment(deletable[-1].base_offset)
-            self.maybe_increment_log_start_offset(next_segment.base_offset, "SegmentDeletion")
-            self.local_log.remove_and_delete_segments(deletable, True, now)
-            self._delete_producer_snapshots(deletable, now)
-        self.emit("segments_deleted", text, partition=str(self.topic_partition),
-                  base_offsets=[s.base_offset for s in deletable], log_start_offset=self.log_start_offset)
-        return count
-
-    def _delete_retention_ms_breached(self, now: int) -> int:
-        retention_ms = self.config.retention_ms
-        if retention_ms < 0:
-            return 0
-
-        def breached(segment: LogSegment, _next: LogSegment | None) -> bool:
-            return now - segment.largest_timestamp() > retention_ms
+    def log_start_offset_breach(self, log_start_offset: int) -> RetentionRule:
+        """Rule 1: segments wholly below the log start offset."""
+        def breached(_segment: LogSegment, next_segment: LogSegment | None) -> bool:
+            return next_segment is not None and next_segment.base_offset <= log_start_offset
 
         def reason(segments: list[LogSegment]) -> str:
-            based_on = ("the largest record timestamp in the segment"
-                        if all(s.largest_record_timestamp() is not None for s in segments)
-                        else "the last modified time of the segment")
-            return (f"{self.topic_partition}: deleting segment(s) {self._base_offsets(segments)} due to log "
-                    f"retention time {retention_ms}ms breach based on {based_on}")
-        return self._delete_old_segments(breached, now, reason)
+            return (f"{self.topic_partition}: deleting segment(s) {_base_offsets(segments)} due to log start "
+                    f"offset {log_start_offset} breach")
+        return RetentionRule(breached, reason)
 
-    def _delete_retention_size_breached(self, now: int) -> int:
-        retention_bytes = self.config.retention_bytes
-        size = self.size_in_bytes
+    def retention_size_breach(self, retention_bytes: int, size: int) -> RetentionRule | None:
+        """Rule 2 (``retention.bytes``), for a log of ``size`` bytes; None when it does not apply."""
         if retention_bytes < 0 or size < retention_bytes:
-            return 0
+            return None
         excess = [size - retention_bytes]
 
         def breached(segment: LogSegment, _next: LogSegment | None) -> bool:
@@ -114,25 +98,26 @@ class LogRetention:
 
         def reason(segments: list[LogSegment]) -> str:
             after = size - sum(s.size for s in segments)
-            return (f"{self.topic_partition}: deleting segment(s) {self._base_offsets(segments)} due to log "
+            return (f"{self.topic_partition}: deleting segment(s) {_base_offsets(segments)} due to log "
                     f"retention size {retention_bytes} breach. Log size after deletion will be {after}.")
-        return self._delete_old_segments(breached, now, reason)
+        return RetentionRule(breached, reason)
 
-    def _delete_log_start_offset_breached(self, now: int) -> int:
-        def breached(_segment: LogSegment, next_segment: LogSegment | None) -> bool:
-            return next_segment is not None and next_segment.base_offset <= self.log_start_offset
+    def retention_ms_breach(self, retention_ms: int, now: int) -> RetentionRule | None:
+        """Rule 3 (``retention.ms``); None when retention by time is off."""
+        if retention_ms < 0:
+            return None
+
+        def breached(segment: LogSegment, _next: LogSegment | None) -> bool:
+            return now - segment.largest_timestamp() > retention_ms
 
         def reason(segments: list[LogSegment]) -> str:
-            return (f"{self.topic_partition}: deleting segment(s) {self._base_offsets(segments)} due to log start "
-                    f"offset {self.log_start_offset} breach")
-        return self._delete_old_segments(breached, now, reason)
+            based_on = ("the largest record timestamp in the segment"
+                        if all(s.largest_record_timestamp() is not None for s in segments)
+                        else "the last modified time of the segment")
+            return (f"{self.topic_partition}: deleting segment(s) {_base_offsets(segments)} due to log "
+                    f"retention time {retention_ms}ms breach based on {based_on}")
+        return RetentionRule(breached, reason)
 
-    def _delete_producer_snapshots(self, segments: list[LogSegment], now: int) -> None:
-        for segment in segments:
-            renamed = self.producer_state_manager.remove_and_mark_snapshot_for_deletion(segment.base_offset)
-            if renamed is not None:
-                self.local_log.schedule_file_deletion(renamed, now)
 
-    @staticmethod
-    def _base_offsets(segments: list[LogSegment]) -> str:
-        return ", ".join(str(s.base_offset) for s in segments)
+def _base_offsets(segments: list[LogSegment]) -> str:
+    return ", ".join(str(s.base_offset) for s in segments)

@@ -12,9 +12,16 @@ catch up (`maybe_increment_high_watermark`, never backwards), a follower
 copies the leader's (`maybe_update_high_watermark`), and truncation below it
 pulls it down.
 
-Appends are in `LogAppends` (log_append.py), retention in `LogRetention`
-(log_retention.py); this module holds the rest:
+`UnifiedLog` sits over a `LocalLog` (local_log.py: the segments on disk,
+the log end offset, the recovery point, rolling and deleting files), as in
+Kafka, and adds what replication and clients need on top of it:
 
+* **appends** (`append_as_leader`, `append_as_follower`): the pipeline runs
+  here; the checks that only look at the batches are functions in
+  log_append.py, given the facts they read;
+* **retention** (`delete_old_segments`): the `LogRetention` collaborator
+  (log_retention.py) picks the segments rule by rule; the log deletes them,
+  moves the log start offset and emits the event;
 * **reads** of whole batches from a start offset, bounded by the LEO
   (followers), the HW (consumers) -- ``OffsetOutOfRangeException`` outside
   ``[log start, LEO]``;
@@ -41,9 +48,11 @@ from __future__ import annotations
 
 import os
 import random
+from dataclasses import replace
 from typing import Callable
 
-from minikafka.common.errors import InconsistentTopicIdException, OffsetOutOfRangeException
+from minikafka.common.errors import (InconsistentTopicIdException, OffsetOutOfRangeException,
+                                     RecordBatchTooLargeException)
 from minikafka.common.uuid import Uuid
 from minikafka.record import record_batch as rb
 from minikafka.record.memory_records import batch_records
@@ -53,12 +62,16 @@ from minikafka.storage.fetch_data_info import FetchDataInfo, FetchIsolation, Log
 from minikafka.storage.file_records import TimestampAndOffset, maybe_leader_epoch
 from minikafka.storage.leader_epoch_file_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, LeaderEpochFileCache
 from minikafka.storage.local_log import LocalLog
-from minikafka.storage.log_append import LogAppends, OffsetsOutOfOrderException, UnexpectedAppendOffsetException
+from minikafka.storage.log_append import (OffsetsOutOfOrderException, UnexpectedAppendOffsetException,
+                                          analyze_and_validate_records, analyze_producer_state, unexpected_offset,
+                                          validate_and_assign)
+from minikafka.storage.log_append_info import UNKNOWN_OFFSET, LogAppendInfo
 from minikafka.storage.log_config import LogConfig
 from minikafka.storage.log_loader import LogLoader, rebuild_producer_state
-from minikafka.storage.log_retention import LogRetention
-from minikafka.storage.log_segment import LogSegment
+from minikafka.storage.log_retention import LogRetention, Predicate, RetentionRule
+from minikafka.storage.log_segment import LogSegment, RollParams
 from minikafka.storage.partition_metadata_file import PartitionMetadataFile
+from minikafka.storage.producer_append_info import AppendOrigin
 from minikafka.storage.producer_state_manager import PRODUCER_ID_EXPIRATION_MS_DEFAULT, ProducerStateManager
 
 Emit = Callable[..., None]
@@ -79,13 +92,14 @@ def _no_emit(kind: str, text: str, **data) -> None:
     pass
 
 
-class UnifiedLog(LogAppends, LogRetention):
+class UnifiedLog:
     """The log of one partition replica, in ``<log dir>/<topic>-<partition>``."""
 
     def __init__(self, local_log: LocalLog, log_start_offset: int, leader_epoch_cache: LeaderEpochFileCache,
                  producer_state_manager: ProducerStateManager, topic_id: Uuid | None, rng: random.Random,
                  emit: Emit):
         self.local_log = local_log
+        self.retention = LogRetention(local_log.topic_partition)
         self.topic_partition = local_log.topic_partition
         self.leader_epoch_cache = leader_epoch_cache
         self.producer_state_manager = producer_state_manager
@@ -262,6 +276,65 @@ class UnifiedLog(LogAppends, LogRetention):
         self.producer_state_manager.on_log_start_offset_incremented(new_log_start_offset)
         return True
 
+    # ------------------------------------------------------------------ appends
+    def append_as_leader(self, records, leader_epoch: int, now: int,
+                         origin: AppendOrigin = AppendOrigin.CLIENT) -> LogAppendInfo:
+        """Validate ``records`` (one batch from a producer), assign offsets and the epoch, and write them."""
+        return self._append(records, origin, origin is not AppendOrigin.RAFT_LEADER, leader_epoch, now, False)
+
+    def append_as_follower(self, records, now: int, leader_epoch: int | None = None) -> LogAppendInfo:
+        """Write batches fetched from the leader as they are (offsets and epochs already set)."""
+        epoch = leader_epoch if leader_epoch is not None else 2**31 - 1
+        return self._append(records, AppendOrigin.REPLICATION, False, epoch, now, True)
+
+    def _append(self, records, origin: AppendOrigin, assign_offsets: bool, leader_epoch: int, now: int,
+                ignore_record_size: bool) -> LogAppendInfo:
+        self.partition_metadata_file.maybe_flush()      # the topic id reaches disk before any data
+        tp, config = self.topic_partition, self.config
+        buf = bytearray(records)
+        batches = list(rb.iter_batches(buf))
+        info, batches = analyze_and_validate_records(tp, config, self.log_start_offset, buf, batches, origin,
+                                                     ignore_record_size, not assign_offsets, leader_epoch)
+        if info.valid_bytes <= 0:
+            return info
+        del buf[info.valid_bytes:]                      # a torn or skipped tail is not written
+        if assign_offsets:
+            buf, batches, info = validate_and_assign(tp, config, self.log_end_offset, buf, batches, info, origin,
+                                                     leader_epoch, now, ignore_record_size)
+        elif info.first_or_last_offset_of_first_batch < self.log_end_offset:
+            raise unexpected_offset(tp, self.log_start_offset, self.log_end_offset, buf, batches, info)
+        for batch in batches:
+            if batch.magic >= rb.MAGIC_VALUE_V2 and batch.partition_leader_epoch >= 0:
+                self.leader_epoch_cache.assign(batch.partition_leader_epoch, batch.base_offset)
+        if len(buf) > config.segment_bytes:
+            raise RecordBatchTooLargeException(
+                f"Message batch size is {len(buf)} bytes in append to partition {tp}, which "
+                f"exceeds the maximum configured segment size of {config.segment_bytes}.")
+        self._maybe_roll(len(buf), info, now)
+        updated, completed, duplicate = analyze_producer_state(self.producer_state_manager, buf, batches, origin)
+        if duplicate is not None:
+            return replace(info, first_offset=duplicate.first_offset, last_offset=duplicate.last_offset,
+                           log_append_time=duplicate.timestamp, log_start_offset=self.log_start_offset,
+                           duplicate=True)
+        self.local_log.append(info.last_offset, buf, batches, now)
+        self._update_high_watermark_with_log_end_offset()
+        for append_info in updated.values():
+            self.producer_state_manager.update(append_info)
+        for txn in completed:
+            self.producer_state_manager.complete_txn(txn)
+        self.producer_state_manager.update_map_end_offset(info.last_offset + 1)
+        if self.local_log.unflushed_messages() >= self.config.flush_messages:
+            self.flush()
+        return info
+
+    def _maybe_roll(self, messages_size: int, info: LogAppendInfo, now: int) -> None:
+        segment = self.local_log.segments.active_segment
+        params = RollParams(self.config.segment_ms, self.config.segment_bytes, info.max_timestamp,
+                            info.last_offset, messages_size, now)
+        if segment.should_roll(params):
+            roll_offset = info.first_offset if info.first_offset != UNKNOWN_OFFSET else info.last_offset - (2**31 - 1)
+            self.roll(now, roll_offset)
+
     # ------------------------------------------------------------------ reads
     def read(self, start_offset: int, max_bytes: int, isolation: FetchIsolation | str = FetchIsolation.LOG_END,
              min_one_message: bool = True) -> FetchDataInfo:
@@ -381,6 +454,51 @@ class UnifiedLog(LogAppends, LogRetention):
         rebuild_producer_state(self.producer_state_manager, self.local_log.segments, self.log_start_offset,
                                new_offset, now, False)
         self.update_high_watermark(self.local_log.next_offset_metadata)
+
+    # ------------------------------------------------------------------ retention
+    def delete_old_segments(self, now: int) -> int:
+        """Apply retention; returns the number of segments deleted.
+
+        Each rule looks at the log as the rule before it left it (size, log start offset)."""
+        deleted = self._delete_old_segments(self.retention.log_start_offset_breach(self.log_start_offset), now)
+        if "delete" in self.config.cleanup_policy:
+            deleted += self._delete_old_segments(
+                self.retention.retention_size_breach(self.config.retention_bytes, self.size_in_bytes), now)
+            deleted += self._delete_old_segments(
+                self.retention.retention_ms_breach(self.config.retention_ms, now), now)
+        return deleted
+
+    def deletable_segments(self, predicate: Predicate) -> list[LogSegment]:
+        """Oldest-first segments satisfying ``predicate``, stopping at the first that does not."""
+        return self.retention.deletable_segments(self.local_log.segments.values(), self.high_watermark,
+                                                 self.log_end_offset, predicate)
+
+    def _delete_old_segments(self, rule: RetentionRule | None, now: int) -> int:
+        if rule is None:
+            return 0
+        deletable = self.deletable_segments(rule.predicate)
+        if not deletable:
+            return 0
+        count = len(deletable)
+        text = rule.reason(deletable)
+        if self.local_log.segments.number_of_segments == count:
+            new_segment = self.roll(now)          # the log must always keep an active segment
+            if deletable[-1].base_offset == new_segment.base_offset:
+                deletable = deletable[:-1]
+        if deletable:
+            next_segment = self.local_log.segments.higher_segment(deletable[-1].base_offset)
+            self.maybe_increment_log_start_offset(next_segment.base_offset, "SegmentDeletion")
+            self.local_log.remove_and_delete_segments(deletable, True, now)
+            self._delete_producer_snapshots(deletable, now)
+        self.emit("segments_deleted", text, partition=str(self.topic_partition),
+                  base_offsets=[s.base_offset for s in deletable], log_start_offset=self.log_start_offset)
+        return count
+
+    def _delete_producer_snapshots(self, segments: list[LogSegment], now: int) -> None:
+        for segment in segments:
+            renamed = self.producer_state_manager.remove_and_mark_snapshot_for_deletion(segment.base_offset)
+            if renamed is not None:
+                self.local_log.schedule_file_deletion(renamed, now)
 
     # ------------------------------------------------------------------ lifecycle
     def maintenance(self, now: int) -> None:

@@ -11,7 +11,7 @@ from minikafka import Cluster
 from minikafka.common.config.describe import ConfigSource
 from minikafka.common.errors import ConfigException
 from minikafka.tools.config_command_output import ConfigSynonym, DescribedConfig, entry_line
-from tests.network.handlers.admin_harness import DescribeConfigs, send
+from tests.server.apis.admin_harness import DescribeConfigs, send
 
 BROKER = 4
 

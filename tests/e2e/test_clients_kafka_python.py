@@ -6,7 +6,7 @@ import pytest
 from kafka import TopicPartition
 from kafka.partitioner.default import murmur2
 
-from minikafka.network import handlers
+from minikafka.server import kafka_apis as handlers
 from minikafka.record import record_batch as rb
 from tests.e2e.dataplane_helpers import (consumer, drain, live_cluster, producer, stored_log,
                                          wait_for_leaders)

@@ -5,7 +5,7 @@ import pytest
 from minikafka.cluster import Cluster
 from minikafka.drivers.inprocess import InProcessConnection
 from tests.client_batches import client_batch
-from tests.network.handlers.dataplane_harness import Fetch, Metadata, Produce, cluster_topic_id
+from tests.server.apis.dataplane_harness import Fetch, Metadata, Produce, cluster_topic_id
 
 RPS = "kafka.network:type=RequestMetrics,name=RequestsPerSec,request="
 

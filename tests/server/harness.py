@@ -33,7 +33,7 @@ from minikafka.metadata.records import (BrokerEndpoint, BrokerRegistrationChange
 from minikafka.record.memory_records import SimpleRecord, build_batch
 from minikafka.record.record_batch import iter_batches
 from minikafka.runtime.node import Envelope, Node
-from minikafka.server.broker_lifecycle_manager import BrokerLifecycleManager
+from minikafka.server.broker_lifecycle_manager import BrokerLifecycleManager, new_incarnation_id
 from minikafka.server.fetch import FetchPartitionData, FetchPartitionRequest, FetchRequest, FetchResponse
 from minikafka.server.replica_fetcher import (ReplicaFetcherConfig, ReplicaFetcherManager,
                                               ReplicationThrottle)
@@ -191,14 +191,15 @@ class LifecycleHarness:
         self.directory_id = Uuid(broker_id, 1000 + broker_id)
         self.manager = BrokerLifecycleManager(
             self.node, broker_id=broker_id, cluster_id=CLUSTER_ID, timing=TIMING, rack=rack,
-            directory_id=self.directory_id, active_controller_id=lambda: self.controller_id,
+            directory_id=self.directory_id,
+            incarnation_id=new_incarnation_id(self.node.rng, self.node.metadata_log.end_offset),
+            active_controller_id=lambda: self.controller_id,
             metadata_offset=lambda: self.metadata_offset,
             registration_listeners=lambda: LISTENERS, supported_features=lambda: FEATURES,
-            previous_broker_epoch=previous_broker_epoch)
+            previous_broker_epoch=previous_broker_epoch,
+            on_caught_up=self._caught_up, on_shutdown_granted=self._shutdown_granted)
         self.caught_up_calls = 0
         self.shutdown_calls = 0
-        self.manager.on_caught_up = self._caught_up
-        self.manager.on_shutdown_granted = self._shutdown_granted
         self.ready_on_catch_up = False                    # BrokerServer's wiring, when set
         self.events: list = []                            # what the node emitted, in order
 

@@ -196,7 +196,7 @@ def test_broker_started_is_noted_at_the_first_unfencing_only():
 
 
 def test_incarnation_id_is_new_for_every_start_on_the_same_directory():
-    same_start = [new_incarnation_id(FakeNode(1, metadata_end_offset=5)) for _ in range(2)]
+    same_start = [new_incarnation_id(FakeNode(1).rng, 5) for _ in range(2)]
     assert same_start[0] == same_start[1]              # a seed replays exactly
-    later = new_incarnation_id(FakeNode(1, metadata_end_offset=6))
+    later = new_incarnation_id(FakeNode(1).rng, 6)
     assert later != same_start[0]                      # more metadata on disk: a later life

@@ -11,7 +11,7 @@ from minikafka.metrics.metrics_registry import MetricsRegistry
 from minikafka.server.broker_lifecycle_manager import BrokerState
 from minikafka.server.broker_metrics import register_broker_metrics
 from tests.client_batches import client_batch
-from tests.network.handlers.dataplane_harness import fetch, only_partition, produce
+from tests.server.apis.dataplane_harness import fetch, only_partition, produce
 
 BTM = "kafka.server:type=BrokerTopicMetrics,name="
 RM = "kafka.server:type=ReplicaManager,name="

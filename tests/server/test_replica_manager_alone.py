@@ -84,9 +84,11 @@ class Harness:
         self.manager = ReplicaManager(
             self.node, broker_id=1, log_manager=self.log_manager, timing=TIMING,
             topic_stats=BrokerTopicStats(MetricsRegistry(lambda: self.node.now)),
-            metadata=self.metadata, leadership=self.recorder,
-            alter_partition=lambda p, isr, callback: self.alter_requests.append((p.topic_partition, isr)))
-        self.manager.fetcher_manager = self.recorder
+            metadata=self.metadata, log_config_for=self.metadata.log_config_for,
+            on_became_leader=self.recorder.on_became_leader,
+            on_resigned_leader=self.recorder.on_resigned_leader,
+            alter_partition=lambda p, isr, callback: self.alter_requests.append((p.topic_partition, isr)),
+            partitions={}, fetcher_manager=self.recorder, isr_meters=None)
         self.manager.start()
 
     def apply(self, leader, leader_epoch, partition_epoch, isr=(1, 2, 3), deletes=()):

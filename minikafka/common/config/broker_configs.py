@@ -185,7 +185,11 @@ BROKER_CONFIG_DEF = (
     .define("group.initial.rebalance.delay.ms", Type.INT, 3000)
     .define("group.max.size", Type.INT, INT_MAX, Range.at_least(1))
     .define("group.consumer.session.timeout.ms", Type.INT, 45000, Range.at_least(1))
+    .define("group.consumer.min.session.timeout.ms", Type.INT, 45000, Range.at_least(1))
+    .define("group.consumer.max.session.timeout.ms", Type.INT, 60000, Range.at_least(1))
     .define("group.consumer.heartbeat.interval.ms", Type.INT, 5000, Range.at_least(1))
+    .define("group.consumer.min.heartbeat.interval.ms", Type.INT, 5000, Range.at_least(1))
+    .define("group.consumer.max.heartbeat.interval.ms", Type.INT, 15000, Range.at_least(1))
     .define("group.consumer.max.size", Type.INT, INT_MAX, Range.at_least(1))
     .define("group.consumer.assignment.interval.ms", Type.INT, 1000, Range.at_least(0))
     # CleanerConfig
