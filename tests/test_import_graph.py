@@ -28,8 +28,8 @@ test fails when
   another order than `LAYERS`;
 * a package exists that `LAYERS` does not place.
 
-`TEMPORARY_ALLOWED` lists the one known violation being removed elsewhere;
-each entry says why and when it goes.
+`TEMPORARY_ALLOWED` lists the one known violation left; its entry says why
+and what removes it.
 
 Imports spelled as strings (``importlib.import_module``) are not seen; the
 project uses them only where a table of plug-in modules is loaded by name
@@ -61,7 +61,7 @@ LAYERS: tuple[str, ...] = (
     "minikafka.raft",         # KRaft's replicated log of __cluster_metadata
     "minikafka.controller",   # QuorumController: decides by writing records
     "minikafka.coordinator",  # GroupCoordinator over __consumer_offsets
-    "minikafka.network",      # wire protocol: frames, codec, channels (handlers: see TEMPORARY_ALLOWED)
+    "minikafka.network",      # wire protocol: frames, codec, channels, request metadata
     "minikafka.server",       # KafkaNode, BrokerServer, ReplicaManager: the process that hosts it all
     "minikafka.tools",        # text outputs of Kafka's shell tools
     "minikafka.drivers",      # the only code with clocks, threads, sockets: live and simulated
@@ -75,15 +75,10 @@ LAYERS: tuple[str, ...] = (
     "widgets",                # the views
 )
 
-# Known violations, each being removed on another branch of issue 25.  Keys are
+# Known violations, each with what removes it.  Keys are
 # (importing package, imported package).  An entry that no longer matches any import
 # fails the test, so it is deleted as soon as its reason is gone.
 TEMPORARY_ALLOWED: dict[tuple[str, str], str] = {
-    # TEMPORARY (issue 25): the protocol handlers (network/handlers/) call into the broker,
-    # and the broker dispatches to them.  They are moving under server/ on another branch;
-    # the lead deletes these two entries when merging it.
-    ("minikafka.network", "minikafka.server"): "handlers move under server/ (issue 25)",
-    ("minikafka.server", "minikafka.network"): "handlers move under server/ (issue 25)",
     # TEMPORARY (issue 25): the facade's `run_tool` runs the tool look-alikes of cli/,
     # while cli/ also holds `minikafka up`, which starts the facade.  Undone by moving
     # the look-alikes below the facade (Kafka keeps TopicCommand & co. in its `tools`
