@@ -2,7 +2,7 @@
 #
 #   make lab     build .venv, install minikafka, copy the lessons to my-lessons/ with
 #                their outputs cleared (never overwriting your edits), start JupyterLab there
-#   make test    build .venv, install minikafka, run every test and lesson
+#   make test    build .venv, install minikafka, type-check it (mypy), run every test and lesson
 #   make test-oracle  the sandbox against a real Apache Kafka 4.3.1 (Java 17, jars from Maven Central)
 #
 # Both first run scripts/ensure_venv.sh (creates .venv with Python >= 3.11
@@ -40,11 +40,11 @@ test test-python test-lessons lab bench: export PYSPARK_DRIVER_PYTHON := $(CURDI
 # environment; without them conftest.py looks the programs up itself.
 LOAD_SYSTEM_DEPS := [[ ! -f $(SYSTEM_DEPS_ENV) ]] || { set -a; source $(SYSTEM_DEPS_ENV); set +a; }
 
-.PHONY: help venv learner-copies test test-python test-lessons test-oracle lab bench clean
+.PHONY: help venv learner-copies test typecheck test-python test-lessons test-oracle lab bench clean
 
 help:
 	@echo "make lab     set up .venv, copy the lessons to my-lessons/ (outputs cleared) and start JupyterLab there"
-	@echo "make test    set up .venv and run all tests, then the lessons with nbval"
+	@echo "make test    set up .venv, type-check (mypy) and run all tests, then the lessons with nbval"
 	@echo "make test-oracle  play the differential scenarios against a real Kafka 4.3.1 and refresh docs/fidelity.md"
 	@echo "make bench   run every benchmarks/*.py"
 	@echo "make clean   remove .venv and the set-up stamps"
@@ -56,7 +56,13 @@ venv:
 test: venv
 	@bash scripts/ensure_system_deps.sh dot java chromium
 	@$(LOAD_SYSTEM_DEPS); bash scripts/ensure_jars.sh
-	@$(MAKE) --no-print-directory --keep-going test-python test-lessons
+	@$(MAKE) --no-print-directory --keep-going typecheck test-python test-lessons
+
+# mypy over minikafka/ and widgets/, configured in pyproject.toml ([tool.mypy]: strict
+# on the lowest layers).  About 8 s on 2 cores from scratch, under a second when
+# .mypy_cache/ is warm.
+typecheck: venv
+	@$(PY) -m mypy
 
 # Unit, simulation and end-to-end tests, spread over the cores.  A test module
 # that starts a live cluster shares it between its tests (module-scoped fixture)

@@ -23,7 +23,7 @@ from minikafka.cluster.request_counts import PartitionRequestCount, RequestCount
 from minikafka.runtime.events import ClusterEvent, EventLog
 from minikafka.cluster.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot,
                                         QuorumSnapshot, ReplicaState, TopicSnapshot)
-from minikafka.timing import KAFKA, TEACHING, TimingProfile
+from minikafka.common.timing import KAFKA, TEACHING, TimingProfile
 
 __all__ = ["Cluster", "ClusterSnapshot", "NodeSnapshot", "PartitionSnapshot", "QuorumSnapshot",
            "ReplicaState", "TopicSnapshot", "ClusterEvent", "EventLog", "TimingProfile", "TEACHING",

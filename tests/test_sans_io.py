@@ -55,13 +55,8 @@ ALLOWED = {
 }
 
 
-# Modules at the package root that the core imports (the timing profiles): pure as well.
-CORE_ROOT_MODULES = ("timing.py",)
-
-
 def core_modules() -> list[Path]:
-    return sorted([p for package in CORE for p in (ROOT / package).rglob("*.py")]
-                  + [ROOT / name for name in CORE_ROOT_MODULES])
+    return sorted(p for package in CORE for p in (ROOT / package).rglob("*.py"))
 
 
 def _forbidden_module(name: str) -> bool:

@@ -61,7 +61,7 @@ from minikafka.raft.raft_node import RaftNode
 from minikafka.raft.replicated_log import MemoryReplicatedLog
 from minikafka.raft.quorum_state_store import MemoryQuorumStateStore
 from minikafka.runtime.events import ClusterEvent, EventLog
-from minikafka.timing import KAFKA
+from minikafka.common.timing import KAFKA
 from widgets.quorum_stepper_next import (NEXT_EVENT_LIMIT_MS, NEXT_EVENT_MAX_STEPS, NextEvent,
                                          bound_text, landed_text, matters)
 from widgets.quorum_stepper_state import QuorumStepperReadings

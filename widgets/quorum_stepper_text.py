@@ -30,7 +30,7 @@ from minikafka.raft.messages import (BeginQuorumEpochRequest, BeginQuorumEpochRe
                                      FetchResponse, VoteRequest, VoteResponse)
 from minikafka.raft.replicated_log import LeaderChangeMessage
 from minikafka.runtime.node import Envelope
-from minikafka.timing import TimingProfile
+from minikafka.common.timing import TimingProfile
 
 
 def seconds(elapsed_ms: int) -> str:

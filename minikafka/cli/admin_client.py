@@ -17,6 +17,17 @@ for ``--entity-default``, ElectLeaders with its per-partition errors), the
 tool builds the request from kafka-python's protocol classes and sends it
 with `send` to any broker or a chosen node.
 
+kafka-python's private API (``KafkaAdminClient._manager`` and three helpers of
+its group calls) is used in this module only, by the methods of
+`AdminConnection` that say so.  kafka-python 3.0 has no public way to send a
+prepared request to a chosen node, to read the brokers' endpoints from its
+metadata, or to build and parse OffsetFetch and OffsetCommit without also
+running its own coordinator lookup and retries (``list_group_offsets``,
+``alter_group_offsets``); Kafka's tools retry differently
+(`minikafka.cli.coordinator_call` reproduces their messages), so the tools
+need the pieces.  Keeping them here means an upgrade of kafka-python is
+checked in one place (the version is pinned in pyproject.toml).
+
 Errors come back as error codes; `error_for` turns a code and message into
 the sandbox's `KafkaException` named like Kafka's Java exception, so a tool
 prints ``org.apache.kafka.common.errors.TopicExistsException: Topic 'orders'
@@ -137,6 +148,28 @@ class AdminConnection:
         """(host, port) of a broker the client knows from metadata."""
         broker = self.admin("describeCluster")._manager.cluster.broker_metadata(node_id)
         return None if broker is None else (broker.host, broker.port)
+
+    def add_group_coordinator(self, call_name: str, found: Any) -> int:
+        """Record a FindCoordinator answer (one entry of its ``coordinators``) in kafka-python's
+        metadata, so that `send` can reach that node; its node id (private API)."""
+        from kafka.protocol.metadata import CoordinatorType
+        return self.admin(call_name)._manager.cluster.add_coordinator(
+            found, CoordinatorType.GROUP, found.key, synthesize_node_id=False)
+
+    def offset_fetch_request(self, group_id: str) -> Any:
+        """kafka-python's OffsetFetch request for every committed offset of one group (private helper)."""
+        ((_, request),) = self.admin("offsetFetch")._list_group_offsets_requests({group_id: None})
+        return request
+
+    def parse_offset_fetch(self, group: Any) -> dict:
+        """``{TopicPartition: OffsetAndMetadata}`` of one group of an OffsetFetch response, raising
+        kafka-python's error of a failed partition (private helper)."""
+        return self.admin("offsetFetch")._parse_group_offsets(group)
+
+    def offset_commit_request(self, group_id: str, offsets: dict) -> Any:
+        """kafka-python's OffsetCommit request of ``{TopicPartition: OffsetAndMetadata}`` for a group with
+        no active member, as the admin client commits (private helper)."""
+        return self.admin("offsetCommit")._alter_group_offsets_request(group_id, offsets)
 
     def close(self) -> None:
         if self._admin is not None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, NoReturn, Sequence
 
 from minikafka.cli.option_parser import OptionParser, OptionSet
 from minikafka.common.errors import KafkaException
@@ -71,7 +71,7 @@ def emit(result) -> None:
         target.flush()
 
 
-def print_usage_and_exit(parser: OptionParser, message: str) -> None:
+def print_usage_and_exit(parser: OptionParser, message: str) -> NoReturn:
     eprintln(message)
     sys.stderr.write(parser.format_help())
     raise ToolExit(1)

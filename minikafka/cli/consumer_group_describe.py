@@ -160,8 +160,7 @@ def committed_offsets(connection: AdminConnection, group_id: str) -> dict:
     call = CoordinatorCall(connection, "offsetFetch", "OFFSET_FETCH")
 
     def build(groups):
-        ((_, request),) = connection.admin("offsetFetch")._list_group_offsets_requests({groups[0]: None})
-        return request
+        return connection.offset_fetch_request(groups[0])
 
     def split(response, groups):
         group = response.groups[0] if response.API_VERSION >= 8 else response
@@ -169,7 +168,7 @@ def committed_offsets(connection: AdminConnection, group_id: str) -> dict:
         if failure is not None:
             return {groups[0]: (failure.error, failure)}
         try:
-            return {groups[0]: (Errors.NONE, connection.admin("offsetFetch")._parse_group_offsets(group))}
+            return {groups[0]: (Errors.NONE, connection.parse_offset_fetch(group))}
         except Exception as exc:             # a partition's error fails the group, as kafka-python reads it
             return {groups[0]: (Errors.NONE, from_client_error(exc))}
     answer = call.run([group_id], build, split)[group_id]

@@ -125,8 +125,8 @@ def _alter_offsets(connection: AdminConnection, group_id: str, plan: dict[TopicP
     offsets = {KafkaTopicPartition(tp.topic, tp.partition): OffsetAndMetadata(offset, "", None)
                for tp, offset in plan.items()}
     call = CoordinatorCall(connection, "offsetCommit", "OFFSET_COMMIT", ask_again=RETRY_COMMIT)
-    answer = call.run([group_id], lambda groups: connection.admin("offsetCommit")._alter_group_offsets_request(
-        group_id, offsets), _commit_answer)[group_id]
+    answer = call.run([group_id], lambda groups: connection.offset_commit_request(group_id, offsets),
+                      _commit_answer)[group_id]
     if isinstance(answer, KafkaException):
         raise ExecutionException(answer)
     for error in answer.values():

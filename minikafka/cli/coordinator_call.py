@@ -137,12 +137,10 @@ class CoordinatorCall:
         response = self._send(self._lookup, request, None, group_ids)
         if response is None:
             return
-        cluster = self._connection.admin(self._lookup.name)._manager.cluster
         for found in response.coordinators:
             error = Errors.for_code(found.error_code)
             if error is Errors.NONE:
-                self.coordinators[found.key] = cluster.add_coordinator(
-                    found, CoordinatorType.GROUP, found.key, synthesize_node_id=False)
+                self.coordinators[found.key] = self._connection.add_group_coordinator(self._lookup.name, found)
             elif error is Errors.GROUP_AUTHORIZATION_FAILED:
                 results[found.key] = error.exception(
                     f"FindCoordinator request for groupId `{found.key}` failed due to authorization failure")

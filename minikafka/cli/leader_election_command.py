@@ -65,7 +65,7 @@ def election_type(text: str) -> str:
     raise ValueError(text)
 
 
-election_type.type_name = "ElectionType"        # shown in the option table as <ElectionType: ...>
+election_type.type_name = "ElectionType"  # type: ignore[attr-defined]  # shown as <ElectionType: ...>
 
 
 def build_parser() -> OptionParser:

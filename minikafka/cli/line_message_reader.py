@@ -122,7 +122,7 @@ class LineMessageReader:
         return LineRecord(self._bytes(key), self._bytes(value), parsed)
 
     def _split_headers(self, headers: str) -> tuple[tuple[str, bytes | None], ...]:
-        result = []
+        result: list[tuple[str, bytes | None]] = []
         for pair in java_split(self.headers_separator, headers):
             index = pair.find(self.headers_key_separator)
             if index == -1:

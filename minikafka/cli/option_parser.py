@@ -95,8 +95,9 @@ def long(text: str) -> int:
     return _java_integer(text, _INT64)
 
 
-integer.type_name = "Integer"      # shown in help as <Integer: ...>
-long.type_name = "Long"
+# Shown in help as <Integer: ...>; mypy does not model attributes set on a function.
+integer.type_name = "Integer"  # type: ignore[attr-defined]
+long.type_name = "Long"  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, slots=True)

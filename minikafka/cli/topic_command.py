@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 from minikafka.cli import command_line_utils as clu
 from minikafka.cli.admin_client import AdminConnection, error_for, from_client_error
@@ -253,7 +254,7 @@ def create_topic(connection: AdminConnection, o: OptionSet) -> None:
         raise ValueError("The replication factor must be between 1 and 32767 inclusive")
     if topic.partitions is not None and topic.partitions < 1:
         raise ValueError("The partitions must be greater than 0")
-    spec = {"configs": topic.configs}
+    spec: dict[str, Any] = {"configs": topic.configs}
     if topic.assignment:
         spec["assignments"] = topic.assignment
     else:

@@ -96,7 +96,7 @@ def _fatal(exc: Exception) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from minikafka import Cluster
+    from minikafka.cluster import Cluster
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

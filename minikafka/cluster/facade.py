@@ -49,7 +49,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from minikafka.cluster import metadata_log, snapshot_builder
+import minikafka.cluster.metadata_log as metadata_log
+import minikafka.cluster.snapshot_builder as snapshot_builder
 from minikafka.cluster.admin import AdminVerbs
 from minikafka.cluster.faults import FaultVerbs
 from minikafka.cluster.layout import (ClusterLayout, bootstrap_features, check_node_configs,
@@ -60,7 +61,7 @@ from minikafka.cluster.metrics import MetricsView
 from minikafka.cluster.processes import NodeProcesses
 from minikafka.cluster.tool_texts import ToolTexts
 from minikafka.runtime.events import EventLog
-from minikafka.timing import TimingProfile, profile
+from minikafka.common.timing import TimingProfile, profile
 
 START_TIMEOUT_MS = 30_000
 
@@ -304,7 +305,7 @@ class Cluster:
         """The settings of this cluster's ``server.properties`` that differ from Kafka's
         defaults, by name (the timing profile's scaled timeouts included)."""
         from minikafka.common.config.broker_configs import BROKER_CONFIG_DEF
-        from minikafka.timing import KAFKA_DEFAULTS
+        from minikafka.common.timing import KAFKA_DEFAULTS
         found = {}
         for name, value in self.layout.broker_props.items():
             if name not in BROKER_CONFIG_DEF or BROKER_CONFIG_DEF.default_string(name) != value:

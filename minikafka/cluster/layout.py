@@ -35,7 +35,7 @@ from minikafka.common.uuid import Uuid
 from minikafka.drivers.simulated import SIM_BROKER_PORT, SIM_CONTROLLER_PORT
 from minikafka.server.node_config import BROKER_LISTENER, CONTROLLER_LISTENER, Endpoint, NodeConfig
 from minikafka.storage.meta_properties import META_PROPERTIES_NAME, MetaProperties
-from minikafka.timing import TimingProfile
+from minikafka.common.timing import TimingProfile
 
 DEFAULT_FIRST_CONTROLLER_ID = 1001
 

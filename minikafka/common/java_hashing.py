@@ -19,7 +19,9 @@ with 8+ colliding keys) are not modelled.
 
 from __future__ import annotations
 
-from typing import Callable, Hashable, Iterable
+from typing import Any, Callable, Hashable, Iterable, TypeVar
+
+K = TypeVar("K", bound=Hashable)  # a HashMap's key
 
 INT_MIN = -(2**31)
 DEFAULT_CAPACITY = 16                  # new HashMap<>() / new HashSet<>()
@@ -62,19 +64,19 @@ def spread(hash_code: int) -> int:
     return h ^ (h >> 16)
 
 
-def hashmap_order(keys: Iterable[Hashable], key_hash: Callable[[Hashable], int] | None = None,
-                  initial_capacity: int = DEFAULT_CAPACITY) -> list:
+def hashmap_order(keys: Iterable[K], key_hash: Callable[[K], int] | None = None,
+                  initial_capacity: int = DEFAULT_CAPACITY) -> list[K]:
     """The order a ``HashMap`` filled with ``keys`` (in this order) iterates them.
 
     ``key_hash`` defaults to ``String.hashCode`` for strings and the value itself
     for ints.  Duplicate keys count once, at their first insertion.
     """
     ordered = list(dict.fromkeys(keys))
-    hasher = key_hash or (lambda k: k if isinstance(k, int) else string_hash_code(str(k)))
+    hasher: Callable[[K], int] = key_hash or (lambda k: k if isinstance(k, int) else string_hash_code(str(k)))
     table = capacity_after(len(ordered), initial_capacity)
     position = {key: i for i, key in enumerate(ordered)}
 
-    def bucket(key: Hashable) -> int:
+    def bucket(key: K) -> int:
         return spread(hasher(key)) & (table - 1)
     return sorted(ordered, key=lambda k: (bucket(k), position[k]))
 
@@ -99,10 +101,10 @@ def scala_immutable_hashmap_order(keys: Iterable[str]) -> list[str]:
     return _champ(ordered, {k: scala_improve(string_hash_code(k)) & 0xFFFFFFFF for k in ordered}, 0)
 
 
-def _champ(keys: list, hashes: dict, shift: int) -> list:
+def _champ(keys: list[Any], hashes: dict[Any, int], shift: int) -> list[Any]:
     if len(keys) <= 1 or shift >= 32:
         return keys                                     # a leaf, or a full collision (insertion order)
-    branches: dict[int, list] = {}
+    branches: dict[int, list[Any]] = {}
     for key in keys:
         branches.setdefault((hashes[key] >> shift) & 31, []).append(key)
     alone = [branch[0] for _, branch in sorted(branches.items()) if len(branch) == 1]

@@ -15,12 +15,16 @@ from __future__ import annotations
 import base64
 import random
 from dataclasses import dataclass
+from typing import ClassVar
 
 
 @dataclass(frozen=True, slots=True, order=True)
 class Uuid:
     most: int   # high 64 bits, unsigned
     least: int  # low 64 bits, unsigned
+
+    ZERO: ClassVar[Uuid]              # "no id" (set below the class)
+    METADATA_TOPIC_ID: ClassVar[Uuid]  # the topic id of __cluster_metadata (set below the class)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Uuid":
@@ -59,6 +63,6 @@ class Uuid:
         return f"Uuid({self})"
 
 
-Uuid.ZERO = Uuid(0, 0)                   # type: ignore[attr-defined]  "no id"
-Uuid.METADATA_TOPIC_ID = Uuid(0, 1)      # type: ignore[attr-defined]  __cluster_metadata
+Uuid.ZERO = Uuid(0, 0)
+Uuid.METADATA_TOPIC_ID = Uuid(0, 1)
 _RESERVED = {Uuid(0, 0), Uuid(0, 1)}

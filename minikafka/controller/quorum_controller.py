@@ -82,7 +82,7 @@ from minikafka.metadata.delta import MetadataDelta
 from minikafka.metadata.image import EMPTY_IMAGE, MetadataImage, MetadataProvenance
 from minikafka.metadata.records import NoOpRecord, TopicRecord
 from minikafka.raft.errors import NotLeaderException
-from minikafka.timing import TEACHING, TimingProfile
+from minikafka.common.timing import TEACHING, TimingProfile
 
 REBALANCE_RETRY_MS = 10     # Kafka re-runs an unfinished rebalance/unclean pass after 10 ms
 MAX_RECORDS_PER_USER_OP = 10000   # QuorumController.MAX_RECORDS_PER_USER_OP (= MAX_RECORDS_PER_BATCH)

@@ -42,7 +42,7 @@ from collections import Counter
 from typing import Iterable
 
 from minikafka.common.errors import Errors, KafkaException, exception_for
-from minikafka.coordinator import java_hash
+import minikafka.coordinator.java_hash as java_hash
 from minikafka.coordinator.byte_buffer_accessor import Reader
 from minikafka.coordinator.classic_group_member import (
     EMPTY_ASSIGNMENT,

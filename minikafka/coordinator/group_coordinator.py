@@ -42,7 +42,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from minikafka.common.errors import Errors, KafkaException
-from minikafka.coordinator import java_hash
+import minikafka.coordinator.java_hash as java_hash
 from minikafka.coordinator.classic_group import ClassicGroup
 from minikafka.coordinator.coordinator_context import (
     AppendFn, CoordinatorContext, CoordinatorState, Record,

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from minikafka.common.errors import ConfigException
-from minikafka.timing import TimingProfile, profile
+from minikafka.common.timing import TimingProfile, profile
 
 CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000  # fixed in Kafka, not a config
 INT_MAX = 2**31 - 1

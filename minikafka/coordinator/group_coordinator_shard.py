@@ -47,7 +47,7 @@ from typing import Callable, Iterable
 
 from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.uuid import Uuid
-from minikafka.coordinator import consumer_group_records
+import minikafka.coordinator.consumer_group_records as consumer_group_records
 from minikafka.coordinator.consumer_group_heartbeat import (
     ConsumerGroupHeartbeat, ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, CoordinatorResult,
     TimerChange,

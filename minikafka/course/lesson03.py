@@ -115,7 +115,7 @@ def kafka_error_name(error: Exception) -> str:
     code = getattr(error, "errno", None)
     if isinstance(code, int) and code > 0:
         try:
-            return Errors(code).name
+            return Errors(code).name  # type: ignore[call-arg]  # a look-up by value
         except ValueError:
             pass
     return type(error).__name__

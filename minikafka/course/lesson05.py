@@ -60,7 +60,8 @@ class Member:
 
     def __init__(self, cluster: Any, name: str, group: str = "billing", topic: str = "orders"):
         from kafka import KafkaConsumer
-        self.name, self.group, self.read, self.partitions = name, group, 0, ()
+        self.name, self.group, self.read = name, group, 0
+        self.partitions: tuple[int, ...] = ()
         self._stop = threading.Event()
         self._consumer = KafkaConsumer(topic, bootstrap_servers=cluster.bootstrap_servers,
                                        group_id=group, client_id=name,

@@ -111,7 +111,8 @@ def simulated_move(throttle: int | None, *, megabytes: int = 8, seed: int = 6, w
         produced0 = cluster.metric(TRAFFIC_BYTES_IN).get(leader, 0)
         seq, start = cluster.events.last_seq, cluster.driver.now()
         cluster.reassign_partitions({("events", 0): [leader, new_broker]}, throttle_bytes_per_sec=throttle)
-        times, copied, produced, configs = [], [], [], {}
+        times, copied, produced = [], [], []
+        configs: dict[str, str] = {}
         sent = acked = 0
         for tick in range(1, watch_ms // sample_ms + 1):
             acked += client.produce("traffic", traffic, [bytes(1000)] * traffic_batch, acks=-1).ok
@@ -150,8 +151,8 @@ def _throttle_configs(cluster: Any, leader: int, new_broker: int) -> dict[str, s
         record = entry.record
         if entry.type_name == "CONFIG_RECORD" and (record.resource_name, record.name) in wanted:
             rates[(record.resource_name, record.name)] = record.value
-    found = {f"broker {node}: {name}": rates[(node, name)] for node, name in wanted
-             if rates.get((node, name)) is not None}
+    found = {f"broker {node}: {name}": rate for node, name in wanted
+             if (rate := rates.get((node, name))) is not None}
     for name, value in sorted(cluster.snapshot().topic("events").configs.items()):
         if "throttled" in name:
             found[f"topic events: {name}"] = value

@@ -161,7 +161,7 @@ def compare_totals(spark_rows: Iterable[tuple], python_rows: Iterable[tuple]) ->
     spark_rows, python_rows = list(spark_rows), list(python_rows)
     if sorted(spark_rows) == sorted(python_rows):
         return IDENTICAL
-    spark_counts = Counter()
+    spark_counts: Counter[tuple[Any, Any]] = Counter()
     for minute, shop, count, _cents in spark_rows:
         spark_counts[(minute, shop)] += count
     python_counts = {(minute, shop): count for minute, shop, count, _cents in python_rows}

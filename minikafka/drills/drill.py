@@ -41,7 +41,7 @@ from typing import Any, Callable
 
 from minikafka.drills.catalogue import DrillInfo, info as catalogue_info
 from minikafka.drills.question import AFTER, BEFORE, DrillError, Question, shown
-from minikafka.drills import scoreboard
+import minikafka.drills.scoreboard as scoreboard
 
 HINT_COST = 1
 

@@ -36,7 +36,7 @@ from minikafka.drills.drill_client import DrillClient
 from minikafka.drills.question import AFTER, Question
 from minikafka.drills.scenario import (UNANNOUNCED_NOTE, Scenario, events_text, expect_ok, now,
                                        unannounced, wait_for)
-from minikafka.timing import KAFKA_DEFAULTS, TEACHING_SCALE
+from minikafka.common.timing import KAFKA_DEFAULTS, TEACHING_SCALE
 
 
 def _controllers(rng) -> int:

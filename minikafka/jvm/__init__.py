@@ -15,7 +15,9 @@ their jars once and runs them:
   ``kafka-shell``): ``run_kafka_tool("kafka-topics", [...])``,
   ``start_kafka_tool("kafka-server-start", ["server.properties"])``, and
   `KAFKA_TOOLS`, the script-to-main-class map;
-* `java_runtime` -- which ``java``, and `JavaNotFoundError` when none >= 17.
+* `java_runtime` -- which ``java``, and `JavaNotFoundError` when none >= 17;
+* `spark_connector` -- Spark's Kafka connector for the installed PySpark
+  (``connector_jars``), which `minikafka.spark` puts on its session's class path.
 
 A broker, a controller and the tools of Kafka 4.3.1::
 

@@ -21,7 +21,7 @@ USAGE = "usage: python -m minikafka.jvm fetch [spark] [kafka]"
 
 
 def _spark_connector(quiet: bool) -> None:
-    from minikafka.spark.connector import connector_jars
+    from minikafka.jvm.spark_connector import connector_jars
 
     connector_jars(quiet=quiet)
 

@@ -40,7 +40,7 @@ loading (``finishSnapshot``), since the sandbox rebuilds from the log.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 from minikafka.metadata.broker_registration import BrokerRegistration, ControllerRegistration
 from minikafka.metadata.image import (EMPTY_IMAGE, METADATA_VERSION, ClusterImage, ConfigResource,
@@ -281,7 +281,7 @@ def _is_control_record(record: Any) -> bool:
             or type(record).__name__ in _CONTROL_RECORD_NAMES)
 
 
-def _merged(base: dict, changes: dict) -> Any:
+def _merged(base: Mapping[Any, Any], changes: Mapping[Any, Any]) -> Any:
     """``base`` with ``changes`` applied (None removes a key), sorted by key; base itself if no change."""
     if not changes:
         return base

@@ -15,10 +15,11 @@ form is the one to show when fidelity matters.  Mirrors nothing in Kafka.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from minikafka.common.uuid import Uuid
 from minikafka.metadata.records import (AbortTransactionRecord, ApiMessageAndVersion, BeginTransactionRecord,
+                                        BrokerEndpoint,
                                         BrokerRegistrationChangeRecord, ClearElrRecord, ConfigRecord,
                                         EndTransactionRecord, FeatureLevelRecord, MetadataRecord, NoOpRecord,
                                         PartitionChangeRecord, PartitionRecord, ProducerIdsRecord,
@@ -54,7 +55,7 @@ def _ids(values: Iterable[int]) -> str:
     return "[" + ",".join(str(v) for v in values) + "]"
 
 
-def _listeners(endpoints) -> str:
+def _listeners(endpoints: Iterable[BrokerEndpoint]) -> str:
     return ", ".join(f"{e.name}://{e.host}:{e.port}" for e in endpoints) or "none"
 
 
@@ -67,13 +68,13 @@ def _sentence(record: MetadataRecord, names: Mapping[Uuid, str]) -> str:
     return describer(record, names) if describer else record.to_json()
 
 
-def _register_broker(r: RegisterBrokerRecord, _) -> str:
+def _register_broker(r: RegisterBrokerRecord, _: Mapping[Uuid, str]) -> str:
     rack = f", rack {r.rack}" if r.rack is not None else ""
     return (f"broker {r.broker_id} registered with broker epoch {r.broker_epoch}"
             f"{', fenced' if r.fenced else ''}{rack}; listeners {_listeners(r.end_points)}")
 
 
-def _broker_change(r: BrokerRegistrationChangeRecord, _) -> str:
+def _broker_change(r: BrokerRegistrationChangeRecord, _: Mapping[Uuid, str]) -> str:
     changes = []
     if r.fenced in _FENCING:
         changes.append(_FENCING[r.fenced])
@@ -86,13 +87,13 @@ def _broker_change(r: BrokerRegistrationChangeRecord, _) -> str:
     return f"broker {r.broker_id} (epoch {r.broker_epoch}) {', '.join(changes) or 'unchanged'}"
 
 
-def _partition_record(r: PartitionRecord, names) -> str:
+def _partition_record(r: PartitionRecord, names: Mapping[Uuid, str]) -> str:
     return (f"{_partition(names, r.topic_id, r.partition_id)} created: replicas {_ids(r.replicas)}, "
             f"leader {r.leader}, isr {_ids(r.isr)}, leader epoch {r.leader_epoch}, "
             f"partition epoch {r.partition_epoch}")
 
 
-def _partition_change(r: PartitionChangeRecord, names) -> str:
+def _partition_change(r: PartitionChangeRecord, names: Mapping[Uuid, str]) -> str:
     changes = []
     if r.leader != -2:
         changes.append(f"leader -> {r.leader if r.leader != -1 else 'none'} (new leader epoch)")
@@ -110,7 +111,7 @@ def _partition_change(r: PartitionChangeRecord, names) -> str:
     return f"{_partition(names, r.topic_id, r.partition_id)} changed: {what}"
 
 
-def _config(r: ConfigRecord, _) -> str:
+def _config(r: ConfigRecord, _: Mapping[Uuid, str]) -> str:
     kind = _RESOURCE_TYPES.get(r.resource_type, f"resource type {r.resource_type}")
     target = "cluster-wide broker default" if kind == "broker" and not r.resource_name \
         else f"{kind} {r.resource_name}"
@@ -121,7 +122,7 @@ def _elr_scope(r: ClearElrRecord) -> str:
     return f"topic {r.topic_name}" if r.topic_name else "all topics"
 
 
-_DESCRIBERS = {
+_DESCRIBERS: dict[type[MetadataRecord], Callable[[Any, Mapping[Uuid, str]], str]] = {
     RegisterBrokerRecord: _register_broker,
     UnregisterBrokerRecord: lambda r, _: f"broker {r.broker_id} (epoch {r.broker_epoch}) unregistered",
     BrokerRegistrationChangeRecord: _broker_change,

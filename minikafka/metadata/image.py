@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping, TypeVar
 
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
@@ -38,14 +38,17 @@ from minikafka.metadata.partition_registration import PartitionRegistration
 
 METADATA_VERSION = "metadata.version"
 
-_EMPTY: Mapping = MappingProxyType({})
+K = TypeVar("K")
+V = TypeVar("V")
+
+_EMPTY: Mapping[Any, Any] = MappingProxyType({})
 
 
-def _empty() -> Mapping:
+def _empty() -> Mapping[Any, Any]:
     return _EMPTY
 
 
-def frozen_map(entries: dict) -> Mapping:
+def frozen_map(entries: dict[K, V]) -> Mapping[K, V]:
     """A read-only view of ``entries`` (the caller must not keep mutating the dict)."""
     return MappingProxyType(entries)
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from minikafka.common.uuid import Uuid
-from minikafka.metadata import json_converters
+import minikafka.metadata.json_converters as json_converters
 from minikafka.metadata.schema import (BOOL, INT8, INT16, INT32, INT64, STRING, UINT16, UUID,
                                        ArrayOf, FieldSpec as F, Struct)
 

@@ -148,4 +148,4 @@ def is_default(spec: FieldSpec, value: Any) -> bool:
     default = implicit_default(spec)
     if isinstance(spec.type, ArrayOf) and value is not None and default is not None:
         return len(value) == len(default) and tuple(value) == tuple(default)
-    return value == default
+    return bool(value == default)

@@ -58,7 +58,8 @@ class MetadataParseException(KafkaException):
 def serialize(record: MetadataRecord | ApiMessageAndVersion, version: int | None = None) -> bytes:
     """The framed bytes Kafka stores as the record's value in ``__cluster_metadata``."""
     if isinstance(record, ApiMessageAndVersion):
-        record, version = record.message, record.version
+        version = record.version
+        record = record.message
     if version is None:
         version = record.written_version()
     if not 0 <= version <= record.HIGHEST_SUPPORTED_VERSION:
@@ -207,7 +208,7 @@ def _record_class(api_key: int) -> type[MetadataRecord]:
     raise MetadataParseException(str(cause)) from cause
 
 
-def _read_struct(reader: _Reader, struct_class: type, version: int) -> Any:
+def _read_struct(reader: _Reader, struct_class: type[Struct], version: int) -> Any:
     values: dict[str, Any] = {}
     by_tag: dict[int, FieldSpec] = {}
     for spec in struct_class.SCHEMA:
@@ -219,16 +220,16 @@ def _read_struct(reader: _Reader, struct_class: type, version: int) -> Any:
             values[spec.attr] = _read_value(reader, spec, spec.type, version)
     for _ in range(reader.uvarint()):
         tag, size = reader.uvarint(), reader.uvarint()
-        spec = by_tag.get(tag)
-        if spec is None:
+        tagged = by_tag.get(tag)
+        if tagged is None:
             if any(s.tag == tag for s in struct_class.SCHEMA):
                 raise ValueError(f"Tag {tag} is not valid for version {version}")
             reader.take(size)                 # a tag from a newer version: skip it
             continue
         start = reader.pos
-        values[spec.attr] = _read_value(reader, spec, spec.type, version)
+        values[tagged.attr] = _read_value(reader, tagged, tagged.type, version)
         if reader.pos - start != size:
-            raise ValueError(f"Tagged field {spec.java_name} declared {size} byte(s) "
+            raise ValueError(f"Tagged field {tagged.java_name} declared {size} byte(s) "
                              f"but held {reader.pos - start}")
     return struct_class(**values)
 

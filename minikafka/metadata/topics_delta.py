@@ -111,6 +111,7 @@ class TopicDelta:
                                                    if i not in self.partition_changes]
         for index in indexes:
             current = self.latest(index)
+            assert current is not None  # every index listed has a registration
             if current.elr or current.last_known_elr:
                 self.partition_changes[index] = current.merge(PartitionChangeRecord(
                     partition_id=index, topic_id=self.topic_id,
@@ -180,8 +181,8 @@ class TopicsDelta:
 
     def replay_clear_elr(self, record: ClearElrRecord) -> None:
         if not record.topic_name:
-            for topic_id in list(self.image.topics_by_id):
-                self._topic_delta(topic_id).clear_elr()
+            for each_id in list(self.image.topics_by_id):
+                self._topic_delta(each_id).clear_elr()
             return
         existing = self.image.topics_by_name.get(record.topic_name)
         topic_id = existing.topic_id if existing is not None else self.created_topics.get(record.topic_name)

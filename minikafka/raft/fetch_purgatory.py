@@ -19,6 +19,7 @@ per fetching replica), scanned on each change.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from minikafka.raft.messages import FetchRequest, FetchResponse
 from minikafka.runtime.node import Envelope
@@ -42,7 +43,7 @@ class FetchPurgatory:
     def park(self, parked: ParkedFetch) -> None:
         self._parked.append(parked)
 
-    def _take(self, predicate) -> list[ParkedFetch]:
+    def _take(self, predicate: Callable[[ParkedFetch], bool]) -> list[ParkedFetch]:
         taken = [p for p in self._parked if predicate(p)]
         if taken:
             self._parked = [p for p in self._parked if not predicate(p)]

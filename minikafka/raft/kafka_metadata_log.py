@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import struct
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 from minikafka.common.uuid import Uuid
 from minikafka.metadata import serde
@@ -87,9 +87,9 @@ def decode_log(data: bytes) -> list[Batch]:
     batches = []
     for header, records in decode_batches(data):
         if header.is_control_batch:
-            decoded: tuple[Any, ...] = tuple(decode_leader_change(r.value) for r in records)
+            decoded: tuple[Any, ...] = tuple(decode_leader_change(cast(bytes, r.value)) for r in records)
         else:
-            decoded = tuple(serde.deserialize(r.value) for r in records)
+            decoded = tuple(serde.deserialize(cast(bytes, r.value)) for r in records)  # never null here
         batches.append(Batch(header.base_offset, header.partition_leader_epoch,
                              header.max_timestamp, decoded, header.is_control_batch))
     return batches
@@ -110,7 +110,7 @@ class KafkaMetadataLog(MemoryReplicatedLog):
         log = UnifiedLog.load(dir_path, METADATA_LOG_CONFIG, clock(), had_clean_shutdown=clean,
                               topic_id=Uuid.METADATA_TOPIC_ID, emit=emit)
         instance = cls(_log=None, _clock=clock)
-        batches = []
+        batches: list[Batch] = []
         offset = log.log_start_offset
         while offset < log.log_end_offset:
             data = bytes(log.read(offset, 1 << 24, FetchIsolation.LOG_END, True).records)

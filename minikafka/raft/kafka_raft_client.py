@@ -85,7 +85,7 @@ from minikafka.raft.raft_transitions import RaftTransitions
 from minikafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
 from minikafka.raft.request_manager import RequestManager
 from minikafka.runtime.node import Envelope, Node, RequestTimedOut
-from minikafka.timing import TimingProfile
+from minikafka.common.timing import TimingProfile
 
 MAX_FETCH_WAIT_MS = 500        # KafkaRaftClient.MAX_FETCH_WAIT_MS
 POLL_TIMER = ("raft", "poll")

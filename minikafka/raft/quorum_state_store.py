@@ -115,11 +115,11 @@ class UncheckedIOException(OSError):
 class FileQuorumStateStore:
     """The ``quorum-state`` file of a metadata log directory (``FileQuorumStateStore``)."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)   # .../__cluster_metadata-0/quorum-state
 
     @classmethod
-    def in_partition_dir(cls, partition_dir: str | os.PathLike) -> "FileQuorumStateStore":
+    def in_partition_dir(cls, partition_dir: str | os.PathLike[str]) -> "FileQuorumStateStore":
         return cls(Path(partition_dir) / DEFAULT_FILE_NAME)
 
     @staticmethod

@@ -40,7 +40,7 @@ from minikafka.raft.quorum_state import LeaderAndEpoch
 from minikafka.raft.quorum_state_store import QuorumStateStore
 from minikafka.raft.replicated_log import Batch, ReplicatedLog
 from minikafka.runtime.node import Envelope, Node
-from minikafka.timing import TimingProfile
+from minikafka.common.timing import TimingProfile
 
 # Timer names, each with the setting that sizes it (what the learner can look up).
 ELECTION_TIMEOUT = "election timeout"            # controller.quorum.election.timeout.ms (+ random)

@@ -26,11 +26,16 @@ caller turns it into Kafka's record error, as Kafka's callers do with
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
+# What the decoders read from: a whole message, a slice of a segment file, or a view onto either.
+Buffer: TypeAlias = bytes | bytearray | memoryview
+
 _MAX_VARINT_BYTES = 5
 _MAX_VARLONG_BYTES = 10
 
 
-def read_varint(buf, pos: int, max_bytes: int = _MAX_VARINT_BYTES) -> tuple[int, int]:
+def read_varint(buf: Buffer, pos: int, max_bytes: int = _MAX_VARINT_BYTES) -> tuple[int, int]:
     """Decode one zig-zag varint at ``pos``; returns ``(value, next_pos)``.
 
     Raises ``ValueError`` when the buffer ends early or the value is longer
@@ -58,7 +63,7 @@ def read_varint(buf, pos: int, max_bytes: int = _MAX_VARINT_BYTES) -> tuple[int,
             raise ValueError(f"varint is longer than {max_bytes} bytes")
 
 
-def read_varlong(buf, pos: int) -> tuple[int, int]:
+def read_varlong(buf: Buffer, pos: int) -> tuple[int, int]:
     """Decode one zig-zag varlong (up to 10 bytes)."""
     return read_varint(buf, pos, _MAX_VARLONG_BYTES)
 
@@ -82,7 +87,7 @@ def size_of_varint(value: int) -> int:
     return size
 
 
-def read_unsigned_varint(buf, pos: int) -> tuple[int, int]:
+def read_unsigned_varint(buf: Buffer, pos: int) -> tuple[int, int]:
     """Decode one unsigned varint (an int32, up to 5 bytes) at ``pos``; returns ``(value, next_pos)``.
 
     Raises ``ValueError`` when the buffer ends early or a fifth byte still says "more follows".

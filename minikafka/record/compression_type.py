@@ -22,10 +22,12 @@ compression levels (``compression.gzip.level`` ...) are not configurable.
 from __future__ import annotations
 
 import enum
+from typing import Callable
 
 from kafka import codec as _codec
 
 from minikafka.common.errors import KafkaException
+from minikafka.record.byte_utils import Buffer
 
 
 class CompressionType(enum.Enum):
@@ -74,30 +76,42 @@ def target_compression(topic_compression_type: str, source: CompressionType) -> 
     return CompressionType.for_name(topic_compression_type)
 
 
+# kafka-python's codecs, typed (kafka-python ships no type information).
+_Codec = Callable[[bytes], bytes]
+_gzip_encode: _Codec = _codec.gzip_encode
+_gzip_decode: _Codec = _codec.gzip_decode
+_snappy_encode: _Codec = _codec.snappy_encode
+_snappy_decode: _Codec = _codec.snappy_decode
+_lz4_encode: _Codec = _codec.lz4_encode
+_lz4_decode: _Codec = _codec.lz4_decode
+_zstd_encode: _Codec = _codec.zstd_encode
+_zstd_decode: _Codec = _codec.zstd_decode
+
+
 def compress(compression: CompressionType, data: bytes) -> bytes:
     """Compress a batch body (the records after the header) with ``compression``."""
     if compression is CompressionType.NONE:
         return bytes(data)
     if compression is CompressionType.GZIP:
-        return _codec.gzip_encode(bytes(data))
+        return _gzip_encode(bytes(data))
     if compression is CompressionType.SNAPPY:
-        return _codec.snappy_encode(bytes(data))
+        return _snappy_encode(bytes(data))
     if compression is CompressionType.LZ4:
-        return _codec.lz4_encode(bytes(data))
-    return _codec.zstd_encode(bytes(data))
+        return _lz4_encode(bytes(data))
+    return _zstd_encode(bytes(data))
 
 
-def decompress(compression: CompressionType, data) -> bytes:
+def decompress(compression: CompressionType, data: Buffer) -> bytes:
     """Inflate a batch body; a stream the codec cannot read fails as Kafka's does."""
     try:
         if compression is CompressionType.NONE:
             return bytes(data)
         if compression is CompressionType.GZIP:
-            return _codec.gzip_decode(bytes(data))
+            return _gzip_decode(bytes(data))
         if compression is CompressionType.SNAPPY:
-            return _codec.snappy_decode(bytes(data))
+            return _snappy_decode(bytes(data))
         if compression is CompressionType.LZ4:
-            return _codec.lz4_decode(bytes(data))
-        return _codec.zstd_decode(bytes(data))
+            return _lz4_decode(bytes(data))
+        return _zstd_decode(bytes(data))
     except Exception as exc:  # every codec library raises its own error type
         raise KafkaException("Failed to decompress record stream") from exc

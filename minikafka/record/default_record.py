@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from minikafka.common.errors import InvalidRecordException
-from minikafka.record.byte_utils import read_varint, read_varlong
+from minikafka.common.errors import InvalidRecordException, KafkaException
+from minikafka.record.byte_utils import Buffer, read_varint, read_varlong
 from minikafka.record.record_batch import increment_sequence
 
 Header = tuple[str, "bytes | None"]
@@ -62,11 +62,11 @@ class Record:
                 f"key={key_size} bytes, value={value_size} bytes)")
 
 
-def _premature_eof() -> InvalidRecordException:
+def _premature_eof() -> KafkaException:
     return InvalidRecordException("Incorrect declared batch size, premature EOF reached")
 
 
-def _walk_headers(buf, pos: int, limit: int, header_count: int) -> int:
+def _walk_headers(buf: Buffer, pos: int, limit: int, header_count: int) -> int:
     if header_count < 0:
         raise InvalidRecordException(f"Found invalid number of record headers {header_count}")
     if header_count > limit - pos:
@@ -83,7 +83,7 @@ def _walk_headers(buf, pos: int, limit: int, header_count: int) -> int:
     return pos
 
 
-def _walk_one(buf, pos: int, end: int, stream: bool) -> tuple[int, tuple]:
+def _walk_one(buf: Buffer, pos: int, end: int, stream: bool) -> tuple[int, tuple[int, ...]]:
     """Check one record's structure; returns (next_pos, (start, size, ts_delta, offset_delta, kpos, klen, vpos, vlen, hpos, hcount))."""
     try:
         size, pos = read_varint(buf, pos)
@@ -128,7 +128,7 @@ def _check_count(count: int) -> None:
         raise InvalidRecordException(f"Found invalid record count {count} in magic v2 batch")
 
 
-def _fast_scan(buf, pos: int, end: int, count: int) -> list[tuple[int, int, int, int]] | None:
+def _fast_scan(buf: Buffer, pos: int, end: int, count: int) -> list[tuple[int, int, int, int]] | None:
     """The hot path of `scan_records`: one- and two-byte varints decoded inline.
 
     Produce batches are almost always small-delta, header-less records, and
@@ -138,7 +138,7 @@ def _fast_scan(buf, pos: int, end: int, count: int) -> list[tuple[int, int, int,
     Returns None at anything unusual or inconsistent; the caller then re-walks
     with `_walk_one`, which owns every error message.
     """
-    out = []
+    out: list[tuple[int, int, int, int]] = []
     append = out.append
     try:
         for _ in range(count):
@@ -199,7 +199,7 @@ def _fast_scan(buf, pos: int, end: int, count: int) -> list[tuple[int, int, int,
     return out if pos == end else None
 
 
-def scan_records(buf, pos: int, end: int, count: int, stream: bool = False) -> list[tuple[int, int, int, int]]:
+def scan_records(buf: Buffer, pos: int, end: int, count: int, stream: bool = False) -> list[tuple[int, int, int, int]]:
     """Validate ``count`` records in ``buf[pos:end]``; returns ``(ts_delta, offset_delta, key_len, value_len)`` each.
 
     ``stream`` selects the wording Kafka uses for decompressed (streamed) data.
@@ -208,7 +208,7 @@ def scan_records(buf, pos: int, end: int, count: int, stream: bool = False) -> l
     fast = _fast_scan(buf, pos, end, count)
     if fast is not None:
         return fast
-    out = []
+    out: list[tuple[int, int, int, int]] = []
     append = out.append
     for _ in range(count):
         if pos >= end:
@@ -220,11 +220,11 @@ def scan_records(buf, pos: int, end: int, count: int, stream: bool = False) -> l
     return out
 
 
-def _bytes_at(buf, pos: int, length: int) -> bytes | None:
+def _bytes_at(buf: Buffer, pos: int, length: int) -> bytes | None:
     return None if length < 0 else bytes(buf[pos:pos + length])
 
 
-def _headers_at(buf, pos: int, count: int) -> tuple[Header, ...]:
+def _headers_at(buf: Buffer, pos: int, count: int) -> tuple[Header, ...]:
     headers = []
     for _ in range(count):
         key_len, pos = read_varint(buf, pos)
@@ -236,7 +236,7 @@ def _headers_at(buf, pos: int, count: int) -> tuple[Header, ...]:
     return tuple(headers)
 
 
-def read_records(buf, pos: int, end: int, count: int, base_offset: int, base_timestamp: int,
+def read_records(buf: Buffer, pos: int, end: int, count: int, base_offset: int, base_timestamp: int,
                  base_sequence: int = -1, log_append_time: int | None = None,
                  stream: bool = False) -> list[Record]:
     """Decode ``count`` records; ``log_append_time`` replaces every timestamp when the batch uses it."""

@@ -36,6 +36,7 @@ from kafka.record.default_records import DefaultRecordBatchBuilder
 
 from minikafka.common.errors import InvalidRecordException
 from minikafka.record import record_batch as rb
+from minikafka.record.byte_utils import Buffer
 from minikafka.record.compression_type import CompressionType, compress, decompress
 from minikafka.record.default_record import Header, Record, read_records
 from minikafka.record.record_batch import RecordBatch, TimestampType
@@ -71,7 +72,8 @@ class ControlRecordType(enum.Enum):
         if len(key) < 4:
             raise InvalidRecordException(f"Invalid value size found for end control record key. Must have at "
                                          f"least 4 bytes, but found only {len(key)}")
-        return struct.unpack_from(">h", key, 2)[0]
+        type_id: int = struct.unpack_from(">h", key, 2)[0]
+        return type_id
 
 
 def build_batch(records: Sequence[SimpleRecord], *, base_offset: int = 0,
@@ -131,7 +133,7 @@ def parse_end_txn_marker(record: Record) -> tuple[ControlRecordType, int]:
     return control_type, struct.unpack_from(">i", value, 2)[0]
 
 
-def batch_records(buf, batch: RecordBatch, start: int | None = None) -> list[Record]:
+def batch_records(buf: Buffer, batch: RecordBatch, start: int | None = None) -> list[Record]:
     """Decode the records of one batch (decompressing when needed).
 
     The batch starts at ``start`` in ``buf`` (default: ``batch.position``, for
@@ -150,12 +152,12 @@ def batch_records(buf, batch: RecordBatch, start: int | None = None) -> list[Rec
                         batch.base_sequence, log_append_time)
 
 
-def decode_batches(buf) -> list[tuple[RecordBatch, list[Record]]]:
+def decode_batches(buf: Buffer) -> list[tuple[RecordBatch, list[Record]]]:
     """Every complete batch in ``buf`` with its decoded records (a torn tail is ignored)."""
     return [(batch, batch_records(buf, batch)) for batch in rb.iter_batches(buf)]
 
 
-def decode_records(buf) -> list[Record]:
+def decode_records(buf: Buffer) -> list[Record]:
     """All records of all batches in ``buf``, in order."""
     return [record for _, records in decode_batches(buf) for record in records]
 

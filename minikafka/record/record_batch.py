@@ -48,7 +48,8 @@ from typing import Iterator
 from crc32c import crc32c
 
 from minikafka.common.errors import (CorruptRecordException, InvalidRecordException,
-                                     UnsupportedCompressionTypeException)  # type: ignore[attr-defined]
+                                     UnsupportedCompressionTypeException)
+from minikafka.record.byte_utils import Buffer
 from minikafka.record.compression_type import CompressionType
 
 # Field positions inside a batch (DefaultRecordBatch's *_OFFSET constants).
@@ -137,16 +138,17 @@ class RecordBatch:
     position: int = 0
 
     @classmethod
-    def parse(cls, buf, position: int = 0, file_position: int | None = None) -> "RecordBatch":
+    def parse(cls, buf: Buffer, position: int = 0, file_position: int | None = None) -> "RecordBatch":
         """Read the header at ``position`` (the buffer must hold at least 61 bytes there).
 
         ``file_position`` records where the batch starts in its file when
         ``buf`` is only a window onto that file.
         """
-        return cls(*_HEADER.unpack_from(buf, position), position if file_position is None else file_position)
+        fields = (*_HEADER.unpack_from(buf, position), position if file_position is None else file_position)
+        return cls(*fields)
 
     @classmethod
-    def legacy(cls, buf, position: int, file_position: int | None = None) -> "RecordBatch":
+    def legacy(cls, buf: Buffer, position: int, file_position: int | None = None) -> "RecordBatch":
         """A magic v0/v1 entry: only its offset, size and magic are read."""
         offset, size = struct.unpack_from(">qi", buf, position)
         magic = buf[position + MAGIC_OFFSET]
@@ -226,12 +228,12 @@ def decrement_sequence(sequence: int, decrement: int) -> int:
 
 
 # ---------------------------------------------------------------------- CRC
-def compute_checksum(buf, position: int, size: int) -> int:
+def compute_checksum(buf: Buffer, position: int, size: int) -> int:
     """CRC32C of the bytes the batch CRC covers (attributes to the end of the batch)."""
     return crc32c(memoryview(buf)[position + ATTRIBUTES_OFFSET: position + size])
 
 
-def is_valid(buf, batch: RecordBatch, start: int | None = None) -> bool:
+def is_valid(buf: Buffer, batch: RecordBatch, start: int | None = None) -> bool:
     """True when the batch is at least a header long and its stored CRC matches its bytes.
 
     The batch starts at ``start`` in ``buf`` (default ``batch.position``).
@@ -241,7 +243,7 @@ def is_valid(buf, batch: RecordBatch, start: int | None = None) -> bool:
     return size >= RECORD_BATCH_OVERHEAD and batch.crc == compute_checksum(buf, begin, size)
 
 
-def ensure_valid(buf, batch: RecordBatch, start: int | None = None) -> None:
+def ensure_valid(buf: Buffer, batch: RecordBatch, start: int | None = None) -> None:
     """Raise CorruptRecordException with Kafka's text unless the batch is intact."""
     size = batch.size_in_bytes
     if size < RECORD_BATCH_OVERHEAD:
@@ -253,7 +255,7 @@ def ensure_valid(buf, batch: RecordBatch, start: int | None = None) -> None:
 
 
 # ---------------------------------------------------------------------- shallow iteration
-def next_batch_size(buf, position: int, end: int) -> int | None:
+def next_batch_size(buf: Buffer, position: int, end: int) -> int | None:
     """Size of the batch at ``position`` (header included), or None if the tail is too short to tell.
 
     Raises CorruptRecordException for a size or magic no batch can have.
@@ -261,7 +263,7 @@ def next_batch_size(buf, position: int, end: int) -> int | None:
     remaining = end - position
     if remaining < LOG_OVERHEAD:
         return None
-    record_size = _INT32.unpack_from(buf, position + LENGTH_OFFSET)[0]
+    record_size: int = _INT32.unpack_from(buf, position + LENGTH_OFFSET)[0]
     if record_size < LEGACY_RECORD_OVERHEAD_V0:
         raise CorruptRecordException(f"Record size {record_size} is less than the minimum record overhead "
                                      f"({LEGACY_RECORD_OVERHEAD_V0})")
@@ -275,7 +277,7 @@ def next_batch_size(buf, position: int, end: int) -> int | None:
     return record_size + LOG_OVERHEAD
 
 
-def iter_batches(buf, start: int = 0, end: int | None = None) -> Iterator[RecordBatch]:
+def iter_batches(buf: Buffer, start: int = 0, end: int | None = None) -> Iterator[RecordBatch]:
     """Yield every complete batch in ``buf[start:end]``; stop quietly at an incomplete tail."""
     end = len(buf) if end is None else end
     position = start
@@ -294,7 +296,7 @@ def iter_batches(buf, start: int = 0, end: int | None = None) -> Iterator[Record
         position += size
 
 
-def valid_bytes(buf, start: int = 0, end: int | None = None) -> int:
+def valid_bytes(buf: Buffer, start: int = 0, end: int | None = None) -> int:
     """How many leading bytes of ``buf`` form complete batches (the rest is a torn tail)."""
     total = 0
     for batch in iter_batches(buf, start, end):
@@ -345,7 +347,7 @@ def compute_attributes(compression: CompressionType, timestamp_type: TimestampTy
 
 
 # ---------------------------------------------------------------------- produce request rules
-def check_produce_records(version: int, records) -> None:
+def check_produce_records(version: int, records: Buffer) -> None:
     """Kafka's ProduceRequest.validateRecords: v3+ carries exactly one magic-v2 batch per partition.
 
     The network handler calls this before handing records to the log, as Kafka

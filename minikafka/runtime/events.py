@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +127,7 @@ class EventLog:
         unsubscribe function.  A listener is called at most once."""
         return self._add(self._stop_listeners, listener)
 
-    def _add(self, listeners: list, listener: Callable) -> Callable[[], None]:
+    def _add(self, listeners: list[Callable[..., None]], listener: Callable[..., None]) -> Callable[[], None]:
         """Add ``listener`` to ``listeners``; the function that takes it out again."""
         with self._lock:
             listeners.append(listener)
@@ -157,7 +157,7 @@ class EventLog:
         with self._lock:
             return [e for e in self._events if e.seq > seq and (kinds is None or e.kind in kinds)]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[ClusterEvent]:
         return iter(self.since(0))
 
     def __len__(self) -> int:

@@ -38,7 +38,7 @@ from minikafka.controller.requests import (AlterPartitionPartitionData, AlterPar
 
 if TYPE_CHECKING:
     from minikafka.server.partition import Partition
-    from minikafka.timing import TimingProfile
+    from minikafka.common.timing import TimingProfile
 
 
 class ControllerChannelNode(Protocol):

@@ -46,7 +46,7 @@ from minikafka.controller.requests import (BrokerHeartbeatRequest, BrokerHeartbe
 
 if TYPE_CHECKING:
     from minikafka.controller.requests import Feature, Listener
-    from minikafka.timing import TimingProfile
+    from minikafka.common.timing import TimingProfile
 
 RECOVERY_HEARTBEAT_MS = 10        # how soon to heartbeat again while catching up
 

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from minikafka.metadata.image import MetadataImage
     from minikafka.runtime.node import Node
     from minikafka.server.auto_topic_creation_manager import ForwardToController
-    from minikafka.timing import TimingProfile
+    from minikafka.common.timing import TimingProfile
 
 OFFSETS_TOPIC = "__consumer_offsets"
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from minikafka.timing import TimingProfile
+from minikafka.common.timing import TimingProfile
 
 BROKER_LISTENER = "PLAINTEXT"
 CONTROLLER_LISTENER = "CONTROLLER"

@@ -31,7 +31,7 @@ from minikafka.controller.requests import AllocateProducerIdsRequest, AllocatePr
 
 if TYPE_CHECKING:
     from minikafka.server.alter_partition_manager import ControllerChannelNode
-    from minikafka.timing import TimingProfile
+    from minikafka.common.timing import TimingProfile
 
 PREFETCH_THRESHOLD = 0.9     # ask for the next block when 90% of this one is used
 

@@ -64,7 +64,7 @@ from minikafka.server.fetch import FetchPartitionRequest, FetchRequest, FetchRes
 if TYPE_CHECKING:
     from minikafka.metrics.broker_topic_stats import BrokerTopicStats
     from minikafka.server.partition import Partition
-    from minikafka.timing import TimingProfile
+    from minikafka.common.timing import TimingProfile
 
 
 class FetcherNode(Protocol):

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from minikafka.metrics.broker_topic_stats import BrokerTopicStats
     from minikafka.storage.log_config import LogConfig
     from minikafka.storage.log_manager import LogManager
-    from minikafka.timing import TimingProfile
+    from minikafka.common.timing import TimingProfile
 
 INTERNAL_TOPICS = {"__consumer_offsets", "__transaction_state", "__share_group_state"}
 

@@ -7,8 +7,10 @@ writes the sandbox exactly as it would a production cluster: only the
 bootstrap address differs.  Modules:
 
 * `session` -- `get_spark()` and `check_kafka()` for notebooks;
-* `connector` -- finding or fetching the connector's jars;
 * `java_errors` -- a failing Spark call said in one line in a notebook.
+
+The connector's jars are found or fetched by `minikafka.jvm.spark_connector`, beside
+Kafka's own jars, so that ``python -m minikafka.jvm fetch`` needs nothing from here.
 
 Importing this package does not import PySpark; the submodules do.
 """
@@ -22,7 +24,7 @@ __all__ = ["check_kafka", "get_spark"]
 
 def __getattr__(name: str) -> Any:
     if name in ("get_spark", "check_kafka"):
-        from minikafka.spark import session
+        import minikafka.spark.session as session
 
         return getattr(session, name)
     raise AttributeError(f"module 'minikafka.spark' has no attribute {name!r}")

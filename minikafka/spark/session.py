@@ -11,7 +11,7 @@ bound to 127.0.0.1, and a JVM tuned to start fast rather than to run long.
 It also tells Spark to start its Python workers with this interpreter.
 
 ``format("kafka")`` needs Spark's Kafka connector, a Java artifact of
-exactly PySpark's version; `connector.connector_jars` fetches it once into
+exactly PySpark's version; `minikafka.jvm.spark_connector.connector_jars` fetches it once into
 a cache outside the repository and the session gets it through
 ``spark.jars``, so later sessions start without the network.  Starting the
 JVM takes several seconds, so one line says that it is happening.  The
@@ -53,8 +53,8 @@ from minikafka.common.errors import UnknownTopicOrPartitionException
 from minikafka.jvm.jar_cache import JarFetchError
 from minikafka.jvm.java_runtime import JAVA_PACKAGE, JavaNotFoundError, find_java, java_version
 from minikafka.jvm.java_runtime import check_java as _check_java
-from minikafka.spark import java_errors
-from minikafka.spark.connector import connector_jars
+import minikafka.spark.java_errors as java_errors
+from minikafka.jvm.spark_connector import connector_jars
 
 __all__ = ["JAVA_PACKAGE", "JarFetchError", "JavaNotFoundError", "KafkaUnreachableError", "SPARK_LOG",
            "check_java", "check_kafka", "find_java", "get_spark", "java_version"]

@@ -53,7 +53,7 @@ from minikafka.storage.checkpoint_file import (HIGH_WATERMARK_CHECKPOINT_FILE, L
 from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
 from minikafka.storage.log_config import LogConfig
 from minikafka.storage.unified_log import UnifiedLog
-from minikafka.timing import TimingProfile, profile
+from minikafka.common.timing import TimingProfile, profile
 
 LOCK_FILE_NAME = ".lock"
 METADATA_TOPIC = "__cluster_metadata"

@@ -286,7 +286,7 @@ def list_groups(listings: Sequence[GroupListing], include_state: bool = False,
     return console.result()
 
 
-def failed(console: Console, message: str) -> ToolOutput:
+def failed(console: Console, message: str | None) -> ToolOutput:
     console.println(f"\nError: Executing consumer group command failed due to {message}")
     # Kafka 4.3.1's ConsumerGroupCommand.main prints this and returns normally: exit code 0.
     return console.result(exit_code=0)

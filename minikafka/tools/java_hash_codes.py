@@ -35,11 +35,13 @@ would need 8 colliding keys and 64 buckets).
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable
+from typing import Callable, Hashable, Iterable, TypeVar
 
 from minikafka.common.java_hashing import hashmap_order
 from minikafka.common.java_hashing import string_hash_code as string_hash
 from minikafka.common.topic_partition import TopicPartition
+
+K = TypeVar("K", bound=Hashable)  # a HashMap's key
 
 DEFAULT_CAPACITY = 16          # new HashMap<>() / new HashSet<>()
 
@@ -94,7 +96,7 @@ def string_order(values: Iterable[str], initial_capacity: int = DEFAULT_CAPACITY
     return hashmap_order(values, None, initial_capacity)
 
 
-def keyed_order(items: Iterable, key_hash: Callable[[object], int], initial_capacity: int = DEFAULT_CAPACITY) -> list:
+def keyed_order(items: Iterable[K], key_hash: Callable[[K], int], initial_capacity: int = DEFAULT_CAPACITY) -> list[K]:
     """Iteration order of a HashMap whose keys are ``items`` hashed with ``key_hash``."""
     return hashmap_order(items, key_hash, initial_capacity)
 

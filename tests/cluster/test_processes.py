@@ -6,7 +6,7 @@ from pathlib import Path
 from minikafka.cluster.layout import ClusterLayout
 from minikafka.cluster.processes import NodeProcesses
 from minikafka.runtime.events import EventLog
-from minikafka.timing import TEACHING
+from minikafka.common.timing import TEACHING
 
 
 class RecordingDriver:

@@ -22,7 +22,7 @@ from minikafka.raft.errors import NotLeaderException
 from minikafka.raft.quorum_state import LeaderAndEpoch
 from minikafka.raft.replicated_log import Batch
 from minikafka.runtime.node import Node
-from minikafka.timing import TEACHING
+from minikafka.common.timing import TEACHING
 
 START = 1767225600000
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"

@@ -10,7 +10,7 @@ from minikafka.controller.requests import (BrokerHeartbeatRequest, BrokerRegistr
 from minikafka.metadata.records import FeatureLevelRecord, RegisterBrokerRecord
 from minikafka.raft import KafkaRaftClient, MemoryQuorumStateStore, MemoryReplicatedLog
 from minikafka.runtime.node import Node
-from minikafka.timing import TEACHING
+from minikafka.common.timing import TEACHING
 
 from tests.controller.harness import BROKER_FEATURES, CLUSTER_ID, START
 

@@ -17,7 +17,7 @@ import pytest
 from minikafka.common.config.broker_configs import timing_static_props
 from minikafka.common.errors import ConfigException
 from minikafka.coordinator.group_coordinator_config import CONSUMER_GROUP_TIMERS, GroupCoordinatorConfig
-from minikafka.timing import TEACHING
+from minikafka.common.timing import TEACHING
 
 JAVA_SOURCE = """
 import java.io.*;

@@ -83,7 +83,7 @@ class ClusterPool:
 
 def _pair(root: Path, brokers, controllers, config, label: str):
     from minikafka import Cluster
-    from minikafka.timing import profile
+    from minikafka.common.timing import profile
 
     real = RealKafkaCluster(root / "kafka", brokers=brokers, controllers=controllers, config=config)
     try:

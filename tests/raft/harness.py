@@ -32,7 +32,7 @@ from minikafka.raft.leader_state import LeaderState
 from minikafka.raft.messages import VoteRequest, VoteResponse
 from minikafka.runtime.events import ClusterEvent
 from minikafka.runtime.node import Envelope
-from minikafka.timing import KAFKA, TimingProfile
+from minikafka.common.timing import KAFKA, TimingProfile
 
 START_MS = 1767225600000
 # Fixed numbers for the tests (today's teaching profile), whatever the profiles become.

@@ -327,7 +327,7 @@ def test_shutdown_times_out_without_a_new_leader():
 @pytest.mark.parametrize("seed", range(10))
 def test_real_timing_profiles(seed):
     """The teaching profile elects within a second; Kafka's defaults within a few."""
-    from minikafka.timing import KAFKA, TEACHING
+    from minikafka.common.timing import KAFKA, TEACHING
     teaching = Simulation(seed, voters=(1001, 1002, 1003), observers=(1,), timing=TEACHING)
     assert teaching.run_until(teaching.has_stable_leader, 1000)
     kafka = Simulation(seed, voters=(1001, 1002, 1003), timing=KAFKA)

@@ -39,7 +39,7 @@ from minikafka.server.replica_fetcher import (ReplicaFetcherConfig, ReplicaFetch
                                               ReplicationThrottle)
 from minikafka.storage.log_config import LogConfig
 from minikafka.storage.unified_log import UnifiedLog
-from minikafka.timing import KAFKA
+from minikafka.common.timing import KAFKA
 
 START = 1767225600000
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"

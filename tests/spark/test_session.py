@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from minikafka.spark import session
-from minikafka.spark.connector import _artifact_name, connector_coordinates, pyspark_version
+from minikafka.jvm.spark_connector import _artifact_name, connector_coordinates, pyspark_version
 from minikafka.spark.session import JavaNotFoundError, KafkaUnreachableError, check_java, check_kafka
 
 

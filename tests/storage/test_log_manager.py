@@ -9,7 +9,7 @@ from minikafka.common.topic_partition import TopicPartition
 from minikafka.common.uuid import Uuid
 from minikafka.storage.log_config import LogConfig
 from minikafka.storage.log_manager import LogManager
-from minikafka.timing import KAFKA
+from minikafka.common.timing import KAFKA
 
 ORDERS_0, ORDERS_1 = TopicPartition("orders", 0), TopicPartition("orders", 1)
 

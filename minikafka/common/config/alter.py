@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, cast
 
 from minikafka.common import topic as topic_rules
 from minikafka.common.config.broker_configs import BROKER_CONFIG_DEF, dynamic_update_error
@@ -105,7 +105,7 @@ def apply_ops(current: Mapping[str, str], ops: Iterable[AlterConfigOp], config_d
                 raise InvalidConfigurationException(
                     f"Can't {op.op.name} to key {op.name} because its type is not LIST.")
             items = _parts(before, op.name, config_def)
-            for item in split_literal(op.value, ","):
+            for item in split_literal(cast(str, op.value), ","):  # APPEND and SUBTRACT carry a value
                 if op.op is OpType.APPEND and item not in items:
                     items.append(item)
                 elif op.op is OpType.SUBTRACT and item in items:

@@ -23,7 +23,7 @@ nor contain an empty element: ``log.dirs=`` fails with ``Configuration
 ``log.dirs=/a,`` with ``Configuration 'log.dirs' values must not be empty.``
 A repeated element is dropped (``process.roles=broker,broker`` is one role).
 
-The time settings named in ``minikafka.timing`` are all defined here, with
+The time settings named in ``minikafka.common.timing`` are all defined here, with
 Kafka's defaults; `timing_static_props` turns a timing profile into the
 ``server.properties`` lines a node starts with, so a learner who describes a
 broker sees the teaching values as STATIC_BROKER_CONFIG, which is exactly
@@ -51,7 +51,7 @@ from minikafka.common.config.topic_configs import (
     TIMESTAMP_TYPES, TOPIC_CONFIG_SYNONYMS, ZSTD_LEVEL)
 from minikafka.common.config.validators import LambdaValidator, Range, ValidList, ValidString
 from minikafka.common.errors import ConfigException
-from minikafka.timing import TimingProfile
+from minikafka.common.timing import TimingProfile
 
 MIB = 1024 * 1024
 # HashMap order of Kafka's generated default (see SocketServerConfigs).
@@ -76,7 +76,7 @@ def _voter_entry_error(entry: str) -> ConfigException | None:
     return None
 
 
-def _check_voters(name: str, value: object) -> None:
+def _check_voters(name: str, value: list[str] | None) -> None:
     if value is None:
         raise config_error(name, None)
     for entry in value:
@@ -85,7 +85,7 @@ def _check_voters(name: str, value: object) -> None:
             raise error
 
 
-def _check_bootstrap_servers(name: str, value: object) -> None:
+def _check_bootstrap_servers(name: str, value: list[str] | None) -> None:
     if value is None:
         raise config_error(name, None)
     for entry in value:
@@ -104,6 +104,7 @@ def parse_voters(voters: list[str]) -> dict[int, tuple[str, int]]:
             raise error
         voter_id, address = split_literal(entry, "@")
         match = _HOST_PORT.fullmatch(address)
+        assert match is not None  # _voter_entry_error checked the form
         result[parse_int(voter_id)] = (match.group(1), int(match.group(2)))
     return result
 

@@ -229,7 +229,8 @@ def resolve_effective_topic_configs(static_node: Mapping[str, str], dynamic_clus
 
 
 def _resolve_one(name: str, static_node: Mapping[str, str], dynamic_cluster: Mapping[str, str],
-                 dynamic_node: Mapping[str, str], topic_overrides: Mapping[str, str]):
+                 dynamic_node: Mapping[str, str], topic_overrides: Mapping[str, str]
+                 ) -> tuple[str | None, ConfigSource]:
     if name in topic_overrides:
         return topic_overrides[name], ConfigSource.DYNAMIC_TOPIC_CONFIG
     synonyms = TOPIC_CONFIG_SYNONYMS.get(name, ())

@@ -25,13 +25,14 @@ a HashMap bucket never turns into a tree.
 
 from __future__ import annotations
 
-from minikafka.common.java_hashing import hashmap_order, string_hash_code  # noqa: F401
+from minikafka.common.java_hashing import hashmap_order as hashmap_order  # noqa: F401  re-exported
+from minikafka.common.java_hashing import string_hash_code as string_hash_code  # noqa: F401
 
 import math
 import re
 import unicodedata
 from decimal import ROUND_HALF_EVEN, Decimal
-from typing import Callable, Hashable, Iterable, Sequence
+from typing import Callable, Hashable, Iterable, Sequence, cast
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 SHORT_MIN, SHORT_MAX = -(2**15), 2**15 - 1
@@ -125,7 +126,7 @@ def _java_digits(magnitude: float) -> tuple[str, int]:
         exact = Decimal(magnitude)
         two = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 1), rounding=ROUND_HALF_EVEN)
         digits_tuple, exponent = two.normalize().as_tuple()[1:]
-    return "".join(map(str, digits_tuple)), exponent
+    return "".join(map(str, digits_tuple)), cast(int, exponent)  # finite: never 'n', 'N' or 'F'
 
 
 def double_to_string(value: float) -> str:

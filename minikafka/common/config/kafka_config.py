@@ -35,7 +35,7 @@ voter ids may print in a different order than Kafka's.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from minikafka.common.config.broker_configs import (
     BROKER_CONFIG_DEF, DYNAMIC_BROKER_CONFIGS, PER_BROKER_CONFIGS, parse_voters)
@@ -162,7 +162,7 @@ class KafkaConfig:
 
     def ms(self, name: str) -> int:
         """A time setting in milliseconds (``*.seconds``/``*.minutes`` settings converted)."""
-        value = self._values[name]
+        value: int = self._values[name]
         if name.endswith(".seconds"):
             return value * 1000
         return value * 60_000 if name.endswith(".minutes") else value
@@ -178,7 +178,8 @@ class KafkaConfig:
 
     @property
     def node_id(self) -> int:
-        return self._values["node.id"]
+        node_id: int = self._values["node.id"]
+        return node_id
 
     @property
     def is_broker(self) -> bool:
@@ -207,18 +208,19 @@ class KafkaConfig:
 
     @property
     def log_roll_time_millis(self) -> int:
-        ms = self._values["log.roll.ms"]
+        ms: int | None = self._values["log.roll.ms"]
         return ms if ms is not None else 3_600_000 * self._values["log.roll.hours"]
 
     @property
     def log_roll_time_jitter_millis(self) -> int:
-        ms = self._values["log.roll.jitter.ms"]
+        ms: int | None = self._values["log.roll.jitter.ms"]
         return ms if ms is not None else 3_600_000 * self._values["log.roll.jitter.hours"]
 
     @property
     def log_flush_interval_ms(self) -> int:
-        ms = self._values["log.flush.interval.ms"]
-        return ms if ms is not None else self._values["log.flush.scheduler.interval.ms"]
+        ms: int | None = self._values["log.flush.interval.ms"]
+        scheduler_ms: int = self._values["log.flush.scheduler.interval.ms"]
+        return ms if ms is not None else scheduler_ms
 
     @property
     def log_retention_time_millis(self) -> int:
@@ -263,7 +265,7 @@ class KafkaConfig:
         for key in BROKER_CONFIG_DEF.keys():
             if key.has_default and key.default is not None:
                 text = key.default.value if key.type is Type.PASSWORD else convert_to_string(key.default, key.type)
-                out[key.name] = text
+                out[key.name] = cast(str, text)  # not None, since the default is not None
         return out
 
     def __repr__(self) -> str:

@@ -45,7 +45,7 @@ be empty.`` (see `validators`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Protocol
 
 from minikafka.common.config.config_def import ConfigDef, Type, config_error, convert_to_string
 from minikafka.common.config.java_values import LONG_MAX, java_trim, parse_int
@@ -86,8 +86,12 @@ def _check_throttled_replicas(name: str, value: Any) -> None:
 
 def _is_replica_pair(item: str) -> bool:
     partition, sep, broker = item.partition(":")
-    ascii_digits = lambda s: s != "" and all("0" <= c <= "9" for c in s)   # noqa: E731  Java's [0-9]+
-    return sep == ":" and ascii_digits(partition) and ascii_digits(broker)
+    return sep == ":" and _ascii_digits(partition) and _ascii_digits(broker)
+
+
+def _ascii_digits(text: str) -> bool:
+    """Java's ``[0-9]+``."""
+    return text != "" and all("0" <= c <= "9" for c in text)
 
 
 THROTTLED_REPLICAS = LambdaValidator(_check_throttled_replicas,
@@ -199,16 +203,25 @@ def server_synonym(topic_config: str) -> str | None:
     return synonyms[0].name if synonyms else None
 
 
-def _log_defaults(broker_defaults: Any) -> Mapping[str, Any]:
+class LogConfigSource(Protocol):
+    """What the topic-config checks read of a node's configuration (a `KafkaConfig`)."""
+
+    def log_config_map(self) -> Mapping[str, Any]: ...
+
+
+BrokerDefaults = LogConfigSource | Mapping[str, Any] | None  # a KafkaConfig, its log_config_map(), or none
+
+
+def _log_defaults(broker_defaults: BrokerDefaults) -> Mapping[str, Any]:
     """Accept a KafkaConfig (anything with ``log_config_map()``) or a ready mapping."""
     if broker_defaults is None:
         return {}
-    if hasattr(broker_defaults, "log_config_map"):
-        return broker_defaults.log_config_map()
-    return broker_defaults
+    if isinstance(broker_defaults, Mapping):
+        return broker_defaults
+    return broker_defaults.log_config_map()
 
 
-def validate_topic_configs(props: Mapping[str, str | None], broker_defaults: Any = None) -> None:
+def validate_topic_configs(props: Mapping[str, str | None], broker_defaults: BrokerDefaults = None) -> None:
     """Check a topic's new override map as the KRaft controller does; raise in Kafka's words.
 
     ``broker_defaults`` is the *controller's* KafkaConfig (or its ``log_config_map()``):
@@ -234,7 +247,7 @@ def validate_topic_configs(props: Mapping[str, str | None], broker_defaults: Any
                               "Topic cannot be configured with remote log storage.")
 
 
-def effective_topic_config(overrides: Mapping[str, str], broker_defaults: Any = None) -> dict[str, Any]:
+def effective_topic_config(overrides: Mapping[str, str], broker_defaults: BrokerDefaults = None) -> dict[str, Any]:
     """Every topic config's typed value for a topic: overrides over the broker's defaults."""
     return TOPIC_CONFIG_DEF.parse({**_log_defaults(broker_defaults), **overrides})
 

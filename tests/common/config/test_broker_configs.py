@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from minikafka import timing
+from minikafka.common import timing
 from minikafka.common.config.broker_configs import (
     BROKER_CONFIG_DEF, DYNAMIC_BROKER_CONFIGS, LISTENER_SECURITY_PROTOCOL_MAP_DEFAULT, broker_config_synonyms,
     dynamic_update_error, is_read_only, parse_voters, timing_static_props)
