@@ -340,9 +340,9 @@ class Cluster:
                 f"{state})")
 
     # ------------------------------------------------------------------ for the sandbox's own code
-    # The testing hooks: the driver and the node processes, for tests, benchmarks and the
-    # in-process client, which reach below the facade on purpose (as trio keeps
-    # ``trio.testing``); lessons, drills and widgets use the verbs above instead.
+    # The testing hooks: the driver and the node processes, for tests, benchmarks, the
+    # in-process client and the drills (``driver.muted`` for an unannounced fault), which
+    # reach below the facade on purpose; lessons and widgets never do.
     @property
     def driver(self):
         return self._processes.driver

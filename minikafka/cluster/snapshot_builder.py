@@ -49,8 +49,7 @@ def _local_snapshots(processes: NodeProcesses) -> dict[int, KafkaNodeSnapshot]:
     local = {}
     for node_id, handle in processes.driver.handles.items():
         if handle.state is not NodeState.DEAD:
-            local[node_id] = processes.node(node_id).snapshot(
-                now, with_metrics=handle.state is NodeState.RUNNING)
+            local[node_id] = handle.node.snapshot(now, with_metrics=handle.state is NodeState.RUNNING)
     return local
 
 
@@ -93,7 +92,7 @@ def _node_snapshot(processes: NodeProcesses, node_id: int, image,
         raft_role=raft_role, raft_epoch=raft_epoch, host=layout.host, port=port,
         data_dir=str(layout.data_dir(node_id)), disk_bytes=log_bytes(str(layout.data_dir(node_id))),
         extra_latency_ms=network.extra_latency.get(node_id, 0),
-        cut_from=network.cut_peers(node_id), metrics=dict(local.metrics) if local is not None else {})
+        cut_from=network.cut_peers(node_id), metrics=local.metrics if local is not None else {})
 
 
 def _replica_states(tp: TopicPartition, registration,

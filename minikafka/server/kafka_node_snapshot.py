@@ -8,7 +8,9 @@ its node-level metrics and, for every replica it hosts, the log's offsets and
 walking a node's objects (``node.broker.replica_manager.partitions``...), the
 node describes itself: `snapshot_of` reads the node's Raft client, its
 metrics registry, its broker's logs and the leader partitions' follower
-states, and returns frozen values the facade's snapshot builder consumes.
+states, and returns frozen values the facade's snapshot builder consumes (named tuples for the many
+small ones: a snapshot is taken on every redraw, and they are the cheapest
+immutable values to build).
 It runs where the node lives (the driver's thread), at one instant, so the
 values agree with each other.
 
@@ -19,14 +21,13 @@ Mirrors no single Kafka class: it gathers what Kafka exposes through JMX
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any, Mapping, NamedTuple
 
 from minikafka.common.topic_partition import TopicPartition
 
 
-@dataclass(frozen=True, slots=True)
-class FollowerFetchSnapshot:
+class FollowerFetchSnapshot(NamedTuple):
     """A leader's record of one follower's fetches (Kafka's ``Replica`` state)."""
 
     log_end_offset: int            # the follower's LEO from its last fetch (-1: unknown)
@@ -34,15 +35,14 @@ class FollowerFetchSnapshot:
     last_caught_up_time_ms: int    # 0: never caught up
 
 
-@dataclass(frozen=True, slots=True)
-class LocalReplicaSnapshot:
+class LocalReplicaSnapshot(NamedTuple):
     """One partition's log on this broker, and (leader only) what it knows of its followers."""
 
     log_end_offset: int
     high_watermark: int
     log_start_offset: int
     size_in_bytes: int
-    followers: Mapping[int, FollowerFetchSnapshot] = field(default_factory=dict)  # empty unless leader
+    followers: Mapping[int, FollowerFetchSnapshot]     # empty unless this broker leads it
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ class KafkaNodeSnapshot:
     raft_is_voter: bool
     raft_epoch: int
     raft_high_watermark: int | None
-    metrics: Mapping[str, Mapping[str, Any]]        # node-level MBeans; empty unless asked for
+    metrics: dict[str, dict[str, Any]]              # node-level MBeans; empty unless asked for
     replicas: Mapping[TopicPartition, LocalReplicaSnapshot]
 
 

@@ -174,7 +174,7 @@ class QuorumStepper:
         return driver
 
     def _start_line(self) -> str:
-        quorum = SteppedQuorum(self._driver, self.node_ids)
+        quorum = self._quorum
         timers = {n: quorum.elapsed(t["election timeout"]) for n, t in quorum.raw_timers().items()
                   if "election timeout" in t}
         rows = quorum.rows()
