@@ -158,7 +158,7 @@ class ReplicaLagSampler:
         self.thread.join(timeout=30)
 
     def _lag(self) -> int:
-        processes, worst = self.cluster._processes, 0
+        processes, worst = self.cluster.processes, 0
         for broker_id in processes.layout.brokers:
             node = processes.node(broker_id)
             if node is None or node.broker is None:

@@ -59,7 +59,7 @@ def simulation_speed(virtual_ms: int = 60_000) -> tuple[float, int]:
 
     def produce_tick(i=[0]):
         leader = cluster.leader("load", i[0] % 3)
-        node = cluster._node(leader)
+        node = cluster.processes.node(leader)
         tp = TopicPartition("load", i[0] % 3)
         node.broker.replica_manager.append_records(-1, 5000, {tp: batch},
                                                    lambda r: acked.append(r[tp].error))
@@ -67,7 +67,7 @@ def simulation_speed(virtual_ms: int = 60_000) -> tuple[float, int]:
 
     started = time.perf_counter()
     for _ in range(virtual_ms // 50):
-        cluster._call(produce_tick)
+        cluster.processes.call(produce_tick)
         cluster.run_for(50)
     wall = time.perf_counter() - started
     cluster.stop()

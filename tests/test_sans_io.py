@@ -248,8 +248,8 @@ DRIVER_USERS = {
         "a simulated drill's client speaks Kafka requests through drivers/inprocess.py "
         "(docs/architecture.md, Classroom drills)",
     "minikafka/drills/client_drills.py": "the same in-process connection, for the client drills",
-    "widgets/quorum_stepper.py": "the KRaft stepper is a view of the stepping driver's queue",
-    "widgets/quorum_stepper_state.py": "the stepper's state names the stepping driver's happenings",
+    "minikafka/testing/quorum_stepper.py": "the KRaft stepper steps a quorum on the stepping driver",
+    "minikafka/testing/stepped_quorum.py": "the stepper's readings name the stepping driver's happenings",
 }
 
 

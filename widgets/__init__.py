@@ -55,7 +55,8 @@ The KRaft election stepper needs no cluster: `QuorumStepper(controllers=3,
 seed=7)` runs a quorum of controllers in virtual time with the engine's own
 raft code, stepped by hand (headless, or displayed as a `QuorumStepperView`);
 `quorum_scenarios` holds the lesson's recipes (first election, split vote,
-pre-vote, isolated leader).
+pre-vote, isolated leader).  The stepper's model and the recipes live in
+``minikafka.testing`` (re-exported here); this package adds only the view.
 """
 
 from minikafka.course import checks
@@ -67,7 +68,7 @@ from widgets.failure_panel import FailurePanel
 from widgets.operator_html import operator_html
 from widgets.operator_text import operator_text, probe_text
 from widgets.operator_view import OperatorView
-from widgets import quorum_scenarios
+from minikafka.testing import quorum_scenarios
 from widgets.quorum_stepper import QuorumStepper, QuorumStepperError
 from widgets.quorum_stepper_view import QuorumStepperView
 from widgets.prediction import Prediction

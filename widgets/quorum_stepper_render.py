@@ -42,7 +42,7 @@ import html
 import math
 from typing import Any
 
-from widgets.quorum_stepper_text import seconds
+from minikafka.testing.quorum_stepper_text import seconds
 
 FONT_PX = 12                               # text in the boxes (monospace)
 CHAR_W = 0.65 * FONT_PX                    # per character: wider than any monospace advance

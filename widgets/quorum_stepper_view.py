@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import ipywidgets
 
-from widgets.quorum_stepper import QuorumStepperError
+from minikafka.testing.quorum_stepper import QuorumStepperError
 from widgets.quorum_stepper_render import stepper_html
 from widgets.still import CLOSED, StillPicture, caption_html
 

@@ -20,13 +20,13 @@ not wait for brokers to appear in metadata (the first answer is used).
 
 from __future__ import annotations
 
-import sys
 
 from minikafka.cli import command_line_utils as clu
 from minikafka.cli.admin_client import AdminConnection, from_client_error
 from minikafka.cli.option_parser import OptionException, OptionParser, REQUIRED_ARG
 from minikafka.common.errors import KafkaException
 from minikafka.tools import broker_api_versions_command_output as output
+from minikafka.tools.tool_output import system_out
 
 NAME = "broker-api-versions"
 SUMMARY = "kafka-broker-api-versions.sh: the API versions every broker supports"
@@ -76,7 +76,7 @@ def main(args: list[str]) -> int:
         except Exception as exc:
             clu.eprintln(from_client_error(exc).message)
             return 1
-    sys.stdout.write(output.format_brokers(brokers).stdout)
+    system_out().write(output.format_brokers(brokers).stdout)
     return 0
 
 

@@ -31,13 +31,13 @@ rendering (see `option_parser`).
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Iterable, NoReturn, Sequence
 
 from minikafka.cli.option_parser import OptionParser, OptionSet
 from minikafka.common.errors import KafkaException
 from minikafka.network.api_keys import KAFKA_RELEASE
+from minikafka.tools.tool_output import system_err, system_out
 
 KAFKA_VERSION = KAFKA_RELEASE
 """What ``--version`` prints (``AppInfoParser.getVersion()``): the release the sandbox claims."""
@@ -53,27 +53,27 @@ class ToolExit(Exception):
 
 def eprintln(text: str = "") -> None:
     """``System.err.println``."""
-    sys.stderr.write(text + "\n")
-    sys.stderr.flush()
+    system_err().write(text + "\n")
+    system_err().flush()
 
 
 def println(text: str = "") -> None:
     """``System.out.println``."""
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
+    system_out().write(text + "\n")
+    system_out().flush()
 
 
 def emit(result) -> None:
     """Write a `ToolOutput`'s chunks to standard output and error, in the order the tool wrote them."""
     for stream, text in result.chunks:
-        target = sys.stdout if stream == "out" else sys.stderr
+        target = system_out() if stream == "out" else system_err()
         target.write(text)
         target.flush()
 
 
 def print_usage_and_exit(parser: OptionParser, message: str) -> NoReturn:
     eprintln(message)
-    sys.stderr.write(parser.format_help())
+    system_err().write(parser.format_help())
     raise ToolExit(1)
 
 

@@ -47,7 +47,6 @@ as under Kafka's default tools logging, where INFO is off).
 from __future__ import annotations
 
 import random
-import sys
 import time
 
 from minikafka.cli import command_line_utils as clu
@@ -55,6 +54,7 @@ from minikafka.cli.default_message_formatter import DefaultMessageFormatter
 from minikafka.cli.option_parser import OptionException, OptionParser, REQUIRED_ARG, integer, long
 from minikafka.cli.tools_log import log_line
 from minikafka.common.errors import KafkaException
+from minikafka.tools.tool_output import system_out
 
 NAME = "console-consumer"
 SUMMARY = "kafka-console-consumer.sh: print the records of a topic"
@@ -239,10 +239,10 @@ def maybe_print_protocol_hint(o, props: dict[str, str]) -> None:
 
 
 def _write(data: bytes) -> None:
-    sys.stdout.flush()
-    out = getattr(sys.stdout, "buffer", None)
+    system_out().flush()
+    out = getattr(system_out(), "buffer", None)
     if out is None:
-        sys.stdout.write(data.decode("utf-8", errors="replace"))
+        system_out().write(data.decode("utf-8", errors="replace"))
     else:
         out.write(data)
         out.flush()

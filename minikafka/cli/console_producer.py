@@ -50,6 +50,7 @@ from minikafka.cli.line_message_reader import LineMessageReader, ReaderException
 from minikafka.cli.option_parser import OPTIONAL_ARG, OptionException, OptionParser, REQUIRED_ARG, integer, long
 from minikafka.cli.tools_log import log_line
 from minikafka.common.errors import KafkaException
+from minikafka.tools.tool_output import system_out
 
 NAME = "console-producer"
 SUMMARY = "kafka-console-producer.sh: send lines from standard input to a topic"
@@ -159,11 +160,11 @@ def reader_props(o) -> dict[str, str]:
 
 def _lines():
     """Standard input line by line, without line breaks; the ``>`` prompt on a terminal."""
-    prompt = sys.stdin.isatty() and sys.stdout.isatty()
+    prompt = sys.stdin.isatty() and system_out().isatty()
     while True:
         if prompt:
-            sys.stdout.write(">")
-            sys.stdout.flush()
+            system_out().write(">")
+            system_out().flush()
         line = sys.stdin.readline()
         if not line:
             return

@@ -38,13 +38,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 
 from minikafka.cli import command_line_utils as clu
 from minikafka.cli.admin_client import AdminConnection, from_client_error, java_string, kafka_uuid
 from minikafka.common.errors import KafkaException
 from minikafka.tools import metadata_quorum_command_output as output
+from minikafka.tools.tool_output import system_err, system_out
 
 NAME = "metadata-quorum"
 SUMMARY = "kafka-metadata-quorum.sh: describe the KRaft metadata quorum"
@@ -111,16 +111,22 @@ class ArgumentParser(argparse.ArgumentParser):
     def format_help(self) -> str:
         return usage_line(self.command) + "\n\n" + super().format_help().split("\n\n", 1)[1]
 
+    def print_usage(self, file=None) -> None:
+        super().print_usage(file or system_out())
+
+    def print_help(self, file=None) -> None:
+        super().print_help(file or system_out())
+
     def error(self, message: str):
         if message.startswith("the following arguments are required: command"):
             message = "too few arguments"        # argparse4j's words for a missing sub-command
-        self.print_usage(sys.stderr)
+        self.print_usage(system_err())
         clu.eprintln(f"{self.prog}: error: {message}")
         raise clu.ToolExit(1)
 
     def exit(self, status: int = 0, message: str | None = None):
         if message:
-            sys.stderr.write(message)
+            system_err().write(message)
         raise clu.ToolExit(status)
 
 

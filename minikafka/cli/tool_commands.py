@@ -14,6 +14,9 @@ with its own messages), so ``minikafka``'s argparse hands every argument
 after the subcommand name to the tool untouched and the tool's module
 parses them (`option_parser`).  A tool ends by returning its exit code or
 raising `ToolExit` (``Exit.exit``); both become the process exit code.
+A tool prints to `tool_output.system_out` / `system_err`: the terminal's
+streams, or the stream `run_named` was given (``Cluster.run_tool`` captures
+a tool's output that way, without redirecting the process's stdout).
 
 ==========================  =====================================  ====================================
 subcommand                  Kafka tool                             module
@@ -42,9 +45,10 @@ import argparse
 import contextvars
 import importlib
 import random
-import sys
+from typing import TextIO
 
 from minikafka.cli.command_line_utils import ToolExit
+from minikafka.tools.tool_output import system_err, system_out, writing_to
 
 TOOL_MODULES = ("topic_command", "metadata_quorum_command", "reassign_partitions_command",
                 "leader_election_command", "broker_api_versions_command", "console_producer",
@@ -72,8 +76,8 @@ def run_tool(module, args: list[str]) -> int:
     except KeyboardInterrupt:                  # Ctrl-C: the JVM's exit code for SIGINT
         return 130
     finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        system_out().flush()
+        system_err().flush()
 
 
 def _modules():
@@ -85,11 +89,17 @@ TOOL_NAMES = ("topics", "metadata-quorum", "reassign-partitions", "leader-electi
               "configs")
 
 
-def run_named(name: str, args: list[str]) -> int:
-    """Run the tool called ``name`` with its arguments exactly as given (``--`` included)."""
+def run_named(name: str, args: list[str], out: TextIO | None = None) -> int:
+    """Run the tool called ``name`` with its arguments exactly as given (``--`` included).
+
+    With ``out``, the tool prints to that stream (standard output and error interleaved, as
+    a terminal shows them) instead of the process's own; nothing is redirected process-wide."""
     for module in _modules():
         if module.NAME == name:
-            return run_tool(module, args)
+            if out is None:
+                return run_tool(module, args)
+            with writing_to(out):
+                return run_tool(module, args)
     raise KeyError(name)
 
 

@@ -16,17 +16,18 @@ Simplified: no stack trace frames.
 
 from __future__ import annotations
 
-import sys
 from datetime import datetime
+
+from minikafka.tools.tool_output import system_err
 
 
 def log_line(level: str, message: str, logger: str, exception: str | None = None) -> None:
     """Write one tools-log4j2 line (and the exception's text) to standard error."""
     stamp = datetime.now().strftime("%Y-%m-%d %H:%M:%S,%f")[:-3]
-    sys.stderr.write(f"[{stamp}] {level} {message} ({logger})\n")
+    system_err().write(f"[{stamp}] {level} {message} ({logger})\n")
     if exception is not None:
-        sys.stderr.write(exception + "\n")
-    sys.stderr.flush()
+        system_err().write(exception + "\n")
+    system_err().flush()
 
 
 __all__ = ["log_line"]

@@ -30,7 +30,6 @@ Mirrors ``org.apache.kafka.tools.TopicCommand`` (4.3.1).  Simplified:
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +43,7 @@ from minikafka.common.errors import Errors, KafkaException
 from minikafka.tools import topic_command_output as output
 from minikafka.tools.reassignment_json import ReassignCommandError, duplicates
 from minikafka.tools.java_hash_codes import int_order
+from minikafka.tools.tool_output import system_out
 
 NAME = "topics"
 SUMMARY = "kafka-topics.sh: create, list, describe, alter or delete topics"
@@ -159,10 +159,10 @@ def _run_action(connection: AdminConnection, o: OptionSet) -> None:
         alter_topic(connection, o)
     elif o.has("list"):
         names = list_topic_names(connection, "listTopics")
-        sys.stdout.write(output.list_topics(names, topic=o.value_of("topic"),
+        system_out().write(output.list_topics(names, topic=o.value_of("topic"),
                                             exclude_internal=o.has("exclude-internal")).text)
     elif o.has("describe"):
-        sys.stdout.write(describe_topics(connection, o).text)
+        system_out().write(describe_topics(connection, o).text)
     else:
         delete_topic(connection, o)
 

@@ -223,6 +223,13 @@ class Cluster:
 
     is_ready = verb("_processes", NodeProcesses.is_ready)
     now = verb("_processes", NodeProcesses.now)
+
+    @property
+    def now_ms(self) -> int:
+        """The cluster's clock in ms (virtual time when simulated): the time every node and
+        event of this cluster reads, as `now()` returns it."""
+        return self._processes.now()
+
     clock_origin_ms = verb("_processes", NodeProcesses.clock_origin_ms)
 
     def _readiness_report(self) -> str:
@@ -294,6 +301,12 @@ class Cluster:
     quorum_status = verb("_tools", ToolTexts.quorum_status)
     quorum_replication = verb("_tools", ToolTexts.quorum_replication)
     run_tool = verb("_tools", ToolTexts.run_tool)
+
+    @property
+    def tool_runs(self) -> dict[str, int]:
+        """Tool name -> how many times `run_tool` ran it (it seeds the tool's random choices)."""
+        return dict(self._tools.runs)
+
     metrics = verb("_metrics", MetricsView.metrics)
     node_metrics = verb("_metrics", MetricsView.node_metrics)
     broker_metrics = verb("_metrics", MetricsView.broker_metrics)
@@ -328,32 +341,21 @@ class Cluster:
                 f"{state})")
 
     # ------------------------------------------------------------------ for the sandbox's own code
-    # The driver and the node objects, for tests, benchmarks, drills and the in-process
-    # client, which reach below the facade on purpose; lessons and widgets never do.
+    # The testing hooks: the driver and the node processes, for tests, benchmarks, the
+    # in-process client and the drills (``driver.muted`` for an unannounced fault), which
+    # reach below the facade on purpose; lessons and widgets never do.
     @property
     def driver(self):
         return self._processes.driver
 
     @property
+    def processes(self) -> NodeProcesses:
+        """The node processes on their driver (`NodeProcesses`): ``processes.node(id)``,
+        ``processes.call(fn)`` (run ``fn`` where the nodes live), ``processes.state(id)``,
+        ``processes.cluster_image()``, ``processes.check_node(id, role)``.  A testing hook."""
+        return self._processes
+
+    @property
     def listeners(self) -> dict[int, Any]:
         """Broker id -> its live TCP listener (empty when simulated or not started)."""
         return {} if self.driver is None else self.driver.listeners
-
-    @property
-    def _started(self) -> bool:
-        return self._processes.started
-
-    def _call(self, fn: Callable[[], Any]) -> Any:
-        return self._processes.call(fn)
-
-    def _node(self, node_id: int):
-        return self._processes.node(node_id)
-
-    def _state(self, node_id: int):
-        return self._processes.state(node_id)
-
-    def _check_node(self, node_id: int, role: str | None = None) -> None:
-        self._processes.check_node(node_id, role)
-
-    def _cluster_image(self):
-        return self._processes.cluster_image()

@@ -279,7 +279,7 @@ def check_node_configs(layout: ClusterLayout) -> None:
     a node id beyond Java's int...) fails with Kafka's error before anything is written.
     Ports are not reserved yet: the check uses the simulated driver's, which no rule looks at."""
     from minikafka.common.config.kafka_config import KafkaConfig
-    from minikafka.server.kafka_node import parse_properties
+    from minikafka.common.utils import parse_properties
     probe = replace(layout,
                     broker_ports={b: SIM_BROKER_PORT + 100 * i for i, b in enumerate(layout.brokers)},
                     controller_ports={c: SIM_CONTROLLER_PORT + 100 * i

@@ -9,6 +9,10 @@ differ.  Disk bytes are the sizes of the ``.log`` segment files under a
 node's data directory, which is what ``kafka-log-dirs.sh`` reports as size.
 Each running node adds its node-level metrics (MBeans without tags).
 
+The builder does not walk a node's objects: every live node describes itself
+as plain data (`KafkaNode.snapshot`, a `KafkaNodeSnapshot`: Raft role and
+epoch, metrics, its logs' offsets and, on a leader, its record of each
+follower's fetches), and the builder joins those with the committed metadata.
 `take_snapshot` runs `build_snapshot` where the nodes live; both receive the
 cluster's `NodeProcesses` (layout, driver, event log) and nothing else.
 """
@@ -23,6 +27,7 @@ from minikafka.metadata.image import ConfigResource
 from minikafka.cluster.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot,
                                 QuorumSnapshot, ReplicaState, TopicSnapshot)
 from minikafka.cluster.processes import NodeProcesses
+from minikafka.server.kafka_node_snapshot import KafkaNodeSnapshot
 
 
 def log_bytes(directory: str) -> int:
@@ -37,19 +42,26 @@ def log_bytes(directory: str) -> int:
     return total
 
 
-def _image_and_quorum(processes: NodeProcesses):
-    active = processes.active_controller_node()
-    source = processes.metadata_node()
-    image = None if source is None else processes.image_of(source)
-    epochs = [processes.node(c).raft.epoch for c in processes.layout.controllers
-              if processes.state(c) is not NodeState.DEAD]
-    quorum = QuorumSnapshot(
+def _local_snapshots(processes: NodeProcesses) -> dict[int, KafkaNodeSnapshot]:
+    """What each live node process says of itself (`KafkaNode.snapshot`); a running one adds
+    its node-level metrics (a paused process answers no metrics query)."""
+    now = processes.driver.now()
+    local = {}
+    for node_id, handle in processes.driver.handles.items():
+        if handle.state is not NodeState.DEAD:
+            local[node_id] = handle.node.snapshot(now, with_metrics=handle.state is NodeState.RUNNING)
+    return local
+
+
+def _quorum(processes: NodeProcesses, active, local: dict[int, KafkaNodeSnapshot]) -> QuorumSnapshot:
+    epochs = [local[c].raft_epoch for c in processes.layout.controllers if c in local]
+    leader = None if active is None else local[active.node_id]
+    return QuorumSnapshot(
         voters=tuple(processes.layout.controllers),
-        leader=active.node_id if active is not None else None,
+        leader=leader.node_id if leader is not None else None,
         # the leader's epoch; with no leader, the highest epoch any live controller has reached
-        epoch=active.raft.epoch if active is not None else max(epochs) if epochs else 0,
-        high_watermark=(active.raft.high_watermark or 0) if active is not None else 0)
-    return image, quorum
+        epoch=leader.raft_epoch if leader is not None else max(epochs) if epochs else 0,
+        high_watermark=(leader.raft_high_watermark or 0) if leader is not None else 0)
 
 
 def _registration_state(image, node_id: int, roles) -> str | None:
@@ -63,54 +75,39 @@ def _registration_state(image, node_id: int, roles) -> str | None:
     return "fenced" if registration.fenced else "unfenced"
 
 
-def _node_snapshot(processes: NodeProcesses, node_id: int, image) -> NodeSnapshot:
+def _node_snapshot(processes: NodeProcesses, node_id: int, image,
+                   local: KafkaNodeSnapshot | None) -> NodeSnapshot:
     layout = processes.layout
     roles = layout.roles(node_id)
-    state = processes.state(node_id)
     raft_role = raft_epoch = None
-    metrics = {}
-    if state is not NodeState.DEAD:
-        raft = processes.node(node_id).raft
-        raft_role = "observer" if not raft.is_voter else raft.role.lower()
-        raft_epoch = raft.epoch
-    if state is NodeState.RUNNING:          # a paused process answers no metrics query
-        metrics = processes.node(node_id).metrics.read(processes.driver.now(), node_level=True)
+    if local is not None:
+        raft_role = "observer" if not local.raft_is_voter else local.raft_role.lower()
+        raft_epoch = local.raft_epoch
     port = layout.broker_ports.get(node_id) if "broker" in roles else layout.controller_ports.get(node_id)
     network = processes.driver.network
     return NodeSnapshot(
-        node_id=node_id, roles=roles, process=state.value,
+        node_id=node_id, roles=roles, process=processes.state(node_id).value,
         isolated=network.is_isolated(node_id),
         registration=_registration_state(image, node_id, roles),
         raft_role=raft_role, raft_epoch=raft_epoch, host=layout.host, port=port,
         data_dir=str(layout.data_dir(node_id)), disk_bytes=log_bytes(str(layout.data_dir(node_id))),
         extra_latency_ms=network.extra_latency.get(node_id, 0),
-        cut_from=network.cut_peers(node_id), metrics=metrics)
+        cut_from=network.cut_peers(node_id), metrics=local.metrics if local is not None else {})
 
 
-def _leader_view(processes: NodeProcesses, tp: TopicPartition, leader: int) -> dict:
-    """The leader's record of each follower's fetches (empty when the leader is not running)."""
-    if leader < 0 or leader not in processes.driver.handles \
-            or processes.state(leader) is NodeState.DEAD:
-        return {}
-    broker = processes.node(leader).broker
-    partition = broker.replica_manager.partitions.get(tp) if broker else None
-    if partition is None or not partition.is_leader:
-        return {}
-    return dict(partition.remote)
-
-
-def _replica_states(processes: NodeProcesses, tp: TopicPartition, registration) -> tuple[ReplicaState, ...]:
+def _replica_states(tp: TopicPartition, registration,
+                    local: dict[int, KafkaNodeSnapshot]) -> tuple[ReplicaState, ...]:
     states = []
-    remote = _leader_view(processes, tp, registration.leader)
+    leader = local.get(registration.leader)
+    led = leader.replicas.get(tp) if leader is not None else None
+    followers = led.followers if led is not None else {}   # the leader's record of their fetches
     for broker_id in registration.replicas:
         leo = hw = start = size = None
-        if broker_id in processes.driver.handles and processes.state(broker_id) is not NodeState.DEAD:
-            node = processes.node(broker_id)
-            log = node.broker.log_manager.get_log(tp) if node.broker else None
-            if log is not None:
-                leo, hw, start, size = (log.log_end_offset, log.high_watermark,
-                                        log.log_start_offset, log.size_in_bytes)
-        seen = remote.get(broker_id)
+        hosted = local[broker_id].replicas.get(tp) if broker_id in local else None
+        if hosted is not None:
+            leo, hw, start, size = (hosted.log_end_offset, hosted.high_watermark,
+                                    hosted.log_start_offset, hosted.size_in_bytes)
+        seen = followers.get(broker_id)
         fetch_offset = last_fetch = caught_up = None
         if seen is not None and broker_id != registration.leader:
             fetch_offset = seen.log_end_offset if seen.log_end_offset >= 0 else None
@@ -122,7 +119,7 @@ def _replica_states(processes: NodeProcesses, tp: TopicPartition, registration) 
     return tuple(states)
 
 
-def _topic_snapshot(processes: NodeProcesses, image, name: str) -> TopicSnapshot:
+def _topic_snapshot(image, name: str, local: dict[int, KafkaNodeSnapshot]) -> TopicSnapshot:
     topic = image.topics.get_topic(name)
     configs = dict(image.configs.config(ConfigResource(ConfigResource.TOPIC, name)))
     partitions = []
@@ -133,22 +130,25 @@ def _topic_snapshot(processes: NodeProcesses, image, name: str) -> TopicSnapshot
             leader=reg.leader if reg.leader >= 0 else None, leader_epoch=reg.leader_epoch,
             partition_epoch=reg.partition_epoch, adding_replicas=tuple(reg.adding_replicas),
             removing_replicas=tuple(reg.removing_replicas),
-            replica_states=_replica_states(processes, TopicPartition(name, index), reg),
+            replica_states=_replica_states(TopicPartition(name, index), reg, local),
             elr=tuple(reg.elr), last_known_elr=tuple(reg.last_known_elr)))
     return TopicSnapshot(name=name, topic_id=str(topic.topic_id), internal=name.startswith("__"),
                          configs=configs, partitions=tuple(partitions))
 
 
 def build_snapshot(processes: NodeProcesses) -> ClusterSnapshot:
-    image, quorum = _image_and_quorum(processes)
-    nodes = tuple(_node_snapshot(processes, node_id, image)
+    local = _local_snapshots(processes)
+    source = processes.metadata_node()
+    image = None if source is None else processes.image_of(source)
+    nodes = tuple(_node_snapshot(processes, node_id, image, local.get(node_id))
                   for node_id in sorted(processes.layout.node_ids))
     topics = ()
     if image is not None:
-        topics = tuple(_topic_snapshot(processes, image, name) for name in sorted(image.topic_names()))
+        topics = tuple(_topic_snapshot(image, name, local) for name in sorted(image.topic_names()))
     return ClusterSnapshot(
         cluster_id=processes.layout.cluster_id, time_ms=processes.driver.now(),
-        timing_profile=processes.layout.timing.name, simulated=processes.simulated, quorum=quorum,
+        timing_profile=processes.layout.timing.name, simulated=processes.simulated,
+        quorum=_quorum(processes, processes.active_controller_node(), local),
         nodes=nodes, topics=topics, last_event_seq=processes.events.last_seq)
 
 

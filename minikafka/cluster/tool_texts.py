@@ -12,7 +12,9 @@ active controller's own view of the quorum.
 ``minikafka <tool>`` commands, which talk to the brokers over the Kafka
 protocol like Kafka's own scripts) in this process, with the cluster's
 bootstrap address filled in when the command line has none, and returns what
-it printed.  With ``real=True`` it runs Apache Kafka's own tool instead
+it printed: the tool is given a stream to print to (``run_named(..., out)``),
+so the process's stdout is never redirected (other threads keep printing
+where they did).  With ``real=True`` it runs Apache Kafka's own tool instead
 (`minikafka.jvm.run_kafka_tool`: a JVM, jars fetched on first use), so a
 lesson can show both side by side.  A simulated cluster has no sockets, so
 ``run_tool`` refuses at once there (rather than letting the tool wait for a
@@ -25,7 +27,6 @@ random choices).
 
 from __future__ import annotations
 
-import contextlib
 import io
 import random
 import shlex
@@ -116,8 +117,7 @@ class ToolTexts:
         seeded = tool_commands.TOOL_RANDOM.set(
             random.Random(f"{self._processes.layout.seed}:{name}:{self.runs[name]}"))
         try:
-            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-                tool_commands.run_named(name, args)
+            tool_commands.run_named(name, args, out)      # the tool prints to ``out`` only
         finally:
             tool_commands.TOOL_RANDOM.reset(seeded)
         return out.getvalue().rstrip("\n")

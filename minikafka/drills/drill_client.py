@@ -63,7 +63,7 @@ class DrillClient:
         self.client_id = client_id
 
     def _now(self) -> int:
-        return self.cluster._call(lambda: self.cluster.driver.now())
+        return self.cluster.now_ms
 
     def produce(self, topic: str, partition: int, values: list[bytes], *,
                 keys: list[bytes | None] | None = None, acks: int = -1,

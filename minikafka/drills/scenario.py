@@ -31,10 +31,9 @@ Not a Kafka concept: the teaching layer.
 
 from __future__ import annotations
 
-import contextlib
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, ContextManager
 
 from minikafka.drills.question import Question, shown
 
@@ -106,20 +105,9 @@ class Scenario:
         return []
 
 
-@contextlib.contextmanager
-def unannounced(cluster) -> Iterator[None]:
+def unannounced(cluster) -> ContextManager[None]:
     """Within the block, the driver's notes of its own faults stay out of the event log."""
-    driver = cluster.driver
-    original = driver.note
-
-    def note(kind: str, text: str, node_id: int | None = None, **data: Any) -> None:
-        if kind not in SANDBOX_FAULT_KINDS:
-            original(kind, text, node_id, **data)
-    driver.note = note
-    try:
-        yield
-    finally:
-        del driver.note
+    return cluster.driver.muted(SANDBOX_FAULT_KINDS)
 
 
 def wait_for(cluster, condition: Callable[[], bool], timeout_ms: int, what: str) -> None:
@@ -167,7 +155,7 @@ def expect_ok(outcome) -> Any:
 
 
 def now(cluster) -> int:
-    return cluster._call(lambda: cluster.driver.now())
+    return cluster.now_ms
 
 
 def leader_alone_then_dead(cluster, client, topic: str, leader: int, followers: list[int],

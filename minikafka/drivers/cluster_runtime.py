@@ -27,6 +27,10 @@ a control and a data plane (drivers/plane_scheduler.py).
 every message on the wire, every message lost and every node wake-up is a
 happening a learner can see: ``_transmit``, ``_lost`` and ``_schedule_poll``.
 
+The driver notes its own faults in the event log (``note``: "broker 2
+killed"); ``muted(kinds)`` keeps such notes out for a block, for a drill
+whose fault the learner must find.
+
 Ports and client listeners are the driver's too, since only a driver may
 open sockets: ``broker_port`` and ``controller_port`` choose (and on the live
 driver reserve) a node's port, ``open_listener``, ``serve_clients`` and
@@ -37,9 +41,10 @@ port numbers and has no listeners.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, Iterable, Iterator
 
 from minikafka.runtime.events import ClusterEvent, EventLog
 from minikafka.runtime.node import Envelope, Node
@@ -136,6 +141,7 @@ class ClusterRuntime:
         self.client_sinks: dict[Hashable, Callable[[Envelope], None]] = {}
         self.default_client_sink: Callable[[Envelope], None] | None = None
         self.listeners: dict[int, Any] = {}    # broker id -> its client listener (live driver only)
+        self.muted_kinds: frozenset[str] = frozenset()   # kinds of `note` kept out of the event log
 
     # --------------------------------------------------------------- clock (subclass)
     def now(self) -> int:
@@ -226,7 +232,20 @@ class ClusterRuntime:
         return f"{kind} {node_id}"
 
     def note(self, kind: str, text: str, node_id: int | None = None, **data: Any) -> None:
-        self.events.append(ClusterEvent(self.now(), kind, node_id, text, data))
+        """The sandbox's own line in the event log (a fault it injected), unless muted."""
+        if kind not in self.muted_kinds:
+            self.events.append(ClusterEvent(self.now(), kind, node_id, text, data))
+
+    @contextlib.contextmanager
+    def muted(self, kinds: Iterable[str]) -> Iterator[None]:
+        """Within the block, notes of ``kinds`` stay out of the event log (a drill whose
+        fault the learner must find: real Kafka announces no fault)."""
+        before = self.muted_kinds
+        self.muted_kinds = before | frozenset(kinds)
+        try:
+            yield
+        finally:
+            self.muted_kinds = before
 
     def invoke(self, node_id: int, fn: Callable[[Node], Any]) -> Any:
         """Run ``fn(node)`` as if the node were handling a message now (tests, benchmarks):

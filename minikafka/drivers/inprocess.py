@@ -12,6 +12,9 @@ a `ClientRequest` envelope (so a paused broker makes it wait and a dead one
 refuses it), encodes the handler's outcome as the response frame, and parses
 that frame with kafka-python's client-side parser.  What comes back is
 exactly what a real client would have received.
+
+It is given a `Cluster` and uses only its testing hooks: ``processes.check_node``
+(the broker id names a broker) and ``driver.request`` (deliver and wait).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ class ConnectionClosed(Exception):
 
 class InProcessConnection:
     def __init__(self, cluster, broker_id: int, client_id: str = "minikafka-inprocess"):
-        cluster._check_node(broker_id, "broker")
+        cluster.processes.check_node(broker_id, "broker")
         self.cluster = cluster
         self.broker_id = broker_id
         self.client_id = client_id

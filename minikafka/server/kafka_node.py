@@ -31,6 +31,7 @@ import random
 from typing import Callable
 
 from minikafka.common.config.kafka_config import KafkaConfig
+from minikafka.common.utils import parse_properties
 from minikafka.controller.controller_metrics import register_controller_metrics
 from minikafka.controller.quorum_controller import QuorumController, QuorumControllerConfig
 from minikafka.common.java_hashing import hashmap_order
@@ -49,20 +50,11 @@ from minikafka.server.broker_lifecycle_manager import new_incarnation_id
 from minikafka.server.broker_server import BrokerServer
 from minikafka.server.fetch import FetchRequest
 from minikafka.server.kafka_apis import dispatch
+from minikafka.server.kafka_node_snapshot import KafkaNodeSnapshot, snapshot_of
 from minikafka.server.node_config import NodeConfig
 from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
 from minikafka.storage.meta_properties import MetaProperties
 
-
-
-def parse_properties(text: str) -> dict[str, str]:
-    props = {}
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            key, _, value = line.partition("=")
-            props[key.strip()] = value.strip()
-    return props
 
 
 class KafkaNode(Node):
@@ -101,6 +93,10 @@ class KafkaNode(Node):
                 raft=self.raft, metrics=self.metrics)
             self.request_metrics = RequestMetrics(self.metrics)
         self.stopped = False
+
+    def snapshot(self, now: int, with_metrics: bool = False) -> KafkaNodeSnapshot:
+        """This node as plain data (`kafka_node_snapshot`), for the facade's `ClusterSnapshot`."""
+        return snapshot_of(self, now, with_metrics)
 
     # ------------------------------------------------------------------ lifecycle
     def on_start(self) -> None:

@@ -16,6 +16,14 @@ formatters use; its methods are named after Java's ``System.out.print`` /
 ``ToolOutput.text`` is what a learner's terminal shows, ``stdout`` and
 ``stderr`` what a shell redirect would capture.
 
+A tool run from a terminal writes to the process's standard output and
+error; a tool run for a lesson (``Cluster.run_tool``) is given the streams to
+write to instead (`writing_to`), so capturing its output redirects nothing
+process-wide: the tools look their streams up with `system_out` and
+`system_err`, which answer the given streams inside `writing_to` (a context
+variable, as a JVM tool would be handed its ``PrintStream``\\ s) and
+``sys.stdout`` / ``sys.stderr`` otherwise.
+
 Mirrors no Kafka class (it stands for the JVM's two ``PrintStream``\\ s).
 Simplified: Java stack traces, which several tools print after an error, are
 never reproduced; the error line before them is.
@@ -23,7 +31,11 @@ never reproduced; the error line before them is.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import sys
 from dataclasses import dataclass
+from typing import Iterator, TextIO
 
 OUT = "out"
 ERR = "err"
@@ -86,3 +98,31 @@ class Console:
             self._chunks[-1] = (stream, self._chunks[-1][1] + text)
         else:
             self._chunks.append((stream, text))
+
+
+# The streams a tool run was given (standard output, standard error); None: the process's own.
+_GIVEN_STREAMS: contextvars.ContextVar[tuple[TextIO, TextIO] | None] = contextvars.ContextVar(
+    "minikafka_tool_streams", default=None)
+
+
+def system_out() -> TextIO:
+    """The stream a tool prints to (``System.out``): the given one, else ``sys.stdout``."""
+    given = _GIVEN_STREAMS.get()
+    return sys.stdout if given is None else given[0]
+
+
+def system_err() -> TextIO:
+    """The stream a tool prints errors to (``System.err``): the given one, else ``sys.stderr``."""
+    given = _GIVEN_STREAMS.get()
+    return sys.stderr if given is None else given[1]
+
+
+@contextlib.contextmanager
+def writing_to(out: TextIO, err: TextIO | None = None) -> Iterator[None]:
+    """Within the block, tools in this context print to ``out`` (and errors to ``err``, by
+    default ``out`` too, interleaved as a terminal shows them)."""
+    token = _GIVEN_STREAMS.set((out, out if err is None else err))
+    try:
+        yield
+    finally:
+        _GIVEN_STREAMS.reset(token)

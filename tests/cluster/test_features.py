@@ -6,7 +6,7 @@ from minikafka import Cluster
 
 
 def finalized(cluster):
-    return dict(cluster._cluster_image().features.finalized_versions)
+    return dict(cluster.processes.cluster_image().features.finalized_versions)
 
 
 def test_level_0_keeps_eligible_leader_replicas_off():
@@ -33,7 +33,7 @@ def test_share_and_streams_groups_are_finalized_as_kafka_4_3_formats_a_cluster_a
     try:
         levels = finalized(cluster)
         assert (levels["share.version"], levels["streams.version"]) == (1, 1)
-        assert cluster._cluster_image().features.metadata_version == 30            # 4.3-IV0
+        assert cluster.processes.cluster_image().features.metadata_version == 30            # 4.3-IV0
     finally:
         cluster.stop()
     cluster = Cluster(brokers=1, controllers=1, seed=3, simulated=True,

@@ -102,7 +102,7 @@ def test_run_tool_proposes_the_same_reassignment_for_the_same_seed(live, tmp_pat
     again = Cluster(brokers=3, controllers=1, seed=12).start()     # the same seed, a new cluster
     try:
         again.create_topic("orders", partitions=3, replication_factor=3)
-        skipped = live._tools.runs.get("reassign-partitions", 0)
+        skipped = live.tool_runs.get("reassign-partitions", 0)
         for _ in range(skipped):                                   # line the call counts up
             again.run_tool(command)
         # The current assignment names each replica's log directory (as Kafka 4.3's tool does),

@@ -209,7 +209,7 @@ def test_a_drill_that_fails_midway_stops_its_cluster_and_removes_its_files(monke
                                          r"files removed"):
         drill.run()
     assert drill.state == "closed" and drill.cluster is None
-    assert not root.exists() and not cluster._started
+    assert not root.exists() and not cluster.processes.started
 
 
 def test_a_drill_that_fails_while_setting_up_leaves_nothing_behind(monkeypatch, tmp_path):

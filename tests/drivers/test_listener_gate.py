@@ -16,7 +16,7 @@ def test_restarted_broker_serves_clients_only_after_its_first_unfencing():
         cluster.restart_broker(2)
 
         def gate():
-            node = cluster._node(2)
+            node = cluster.processes.node(2)
             return cluster.listeners[2].serving, node.broker.lifecycle.state
         serving, state = cluster.driver.submit(gate)
         assert not serving and state is not BrokerState.RUNNING

@@ -56,13 +56,13 @@ def wait_for_leaders(cluster: Cluster, topic: str, partitions: int) -> None:
 def stored_log(cluster: Cluster, broker_id: int, topic: str, partition: int) -> bytes:
     """The bytes of every segment of a replica's log, read on the cluster thread."""
     def read() -> bytes:
-        log = cluster._node(broker_id).broker.log_manager.get_log((topic, partition))
+        log = cluster.processes.node(broker_id).broker.log_manager.get_log((topic, partition))
         out = b""
         for segment in log.log_segments():
             with open(segment.log.path, "rb") as handle:
                 out += handle.read()
         return out
-    return cluster._call(read)
+    return cluster.processes.call(read)
 
 
 def segment_files(cluster: Cluster, broker_id: int) -> dict[str, bytes]:
@@ -79,4 +79,4 @@ def segment_files(cluster: Cluster, broker_id: int) -> dict[str, bytes]:
                     with open(path, "rb") as handle:
                         files[os.path.relpath(path, root)] = handle.read()
         return files
-    return cluster._call(read)
+    return cluster.processes.call(read)

@@ -143,9 +143,9 @@ def test_reassignment_completes(cluster, admin):
     assert sorted(cluster.isr("moving", 0)) == sorted(new)
 
     def log_end_offset(broker):
-        partitions = cluster._node(broker).broker.replica_manager.partitions
+        partitions = cluster.processes.node(broker).broker.replica_manager.partitions
         return partitions[TP("moving", 0)].log.log_end_offset
-    assert [cluster._call(lambda b=b: log_end_offset(b)) for b in new] == [50, 50]   # the data moved too
+    assert [cluster.processes.call(lambda b=b: log_end_offset(b)) for b in new] == [50, 50]   # the data moved too
     eventually(lambda: not any((cluster.broker_data_dir(b) / "moving-0").exists() for b in old),
                what="the old replicas' directories removed")
 

@@ -82,10 +82,10 @@ def test_a_wrong_advertised_listener_strands_that_brokers_partitions():
         p.close()
         # kafka-python connects to what Metadata advertises: 127.0.0.1:<bogus> refuses, the batch expires
         assert "Expiring 1 record(s) for TopicPartition(topic='split', partition=1)" in str(failure.value)
-        assert [b.port for b in c._call(lambda: _advertised(c))] == [bogus]
+        assert [b.port for b in c.processes.call(lambda: _advertised(c))] == [bogus]
     finally:
         c.stop()
 
 
 def _advertised(c):
-    return [e for e in c._node(1).broker.image.cluster.broker(2).listeners]
+    return [e for e in c.processes.node(1).broker.image.cluster.broker(2).listeners]

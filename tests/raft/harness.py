@@ -6,12 +6,13 @@ one event queue; messages get a seeded latency, keep their order per pair of
 nodes (as TCP does), may be dropped, and do not cross a network cut.
 Killing a node discards its in-memory state; its log keeps only flushed
 batches (`MemoryReplicatedLog.reopen`) and its quorum state store survives,
-as a disk would.  `InvariantChecker.check` runs after every step on the
-nodes that ran in it (the vocabulary follows Kafka's
-``RaftEventSimulationTest``): one leader per epoch, log matching, committed
-batches never change or go missing from a new leader, monotonic high
-watermarks, listeners fed committed batches in order and once, and every
-granted vote unique per epoch and persisted before it is sent.
+as a disk would.  The package's `RaftInvariantChecker`
+(``minikafka.testing.raft_invariants``, the checker the KRaft stepper and a
+learner's experiments use too) checks after every step the nodes that ran
+in it: one leader per epoch, log matching, committed batches never change or
+go missing from a new leader, monotonic high watermarks, listeners fed
+committed batches in order and once, and every granted vote unique per epoch
+and persisted before it is sent.
 
 `single_node`, `ask` and `answer_to` drive one client by hand for unit tests.
 """
@@ -27,11 +28,11 @@ from typing import Any, Callable
 from minikafka.common.uuid import Uuid
 from minikafka.raft import (Batch, KafkaRaftClient, LeaderAndEpoch, MemoryQuorumStateStore,
                             MemoryReplicatedLog)
-from minikafka.raft.raft_node import RaftNode
-from minikafka.raft.leader_state import LeaderState
+from minikafka.raft.raft_node import CommittedRecords, RaftNode
 from minikafka.raft.messages import VoteRequest, VoteResponse
 from minikafka.runtime.events import ClusterEvent
 from minikafka.runtime.node import Envelope
+from minikafka.testing.raft_invariants import CheckedLog, RaftInvariantChecker
 from minikafka.common.timing import KAFKA, TimingProfile
 
 START_MS = 1767225600000
@@ -47,30 +48,8 @@ TIMING = KAFKA.with_overrides({
 CLUSTER_ID = "MkU3OEVBNTcwNTJENDM2Qg"
 
 
-class CheckedLog(MemoryReplicatedLog):
-    """A memory log that remembers the lowest batch index a truncation touched."""
-
-    dirty_from: int | None = None
-
-    @property
-    def batch_list(self) -> list[Batch]:
-        """The live list (no copy), for the per-step checks."""
-        return self._batches
-
-    def truncate_to(self, offset: int) -> None:
-        before = len(self.batches)
-        super().truncate_to(offset)
-        if len(self.batches) < before:
-            index = len(self.batches)
-            self.dirty_from = index if self.dirty_from is None else min(self.dirty_from, index)
-
-
-class CommitRecorder:
+class CommitRecorder(CommittedRecords):
     """A listener that insists on contiguous, once-only delivery."""
-
-    def __init__(self) -> None:
-        self.batches: list[Batch] = []
-        self.leader_changes: list[LeaderAndEpoch] = []
 
     @property
     def next_offset(self) -> int:
@@ -79,10 +58,7 @@ class CommitRecorder:
     def handle_commit(self, batch: Batch) -> None:
         assert batch.base_offset == self.next_offset, \
             f"commit of {batch.base_offset} but expected {self.next_offset}"
-        self.batches.append(batch)
-
-    def handle_leader_change(self, leader: LeaderAndEpoch) -> None:
-        self.leader_changes.append(leader)
+        super().handle_commit(batch)
 
 
 class RaftTestNode(RaftNode):
@@ -122,7 +98,7 @@ class Simulation:
         self._pair_clock: dict[tuple[int, int], int] = {}
         self._touched: set[int] = set()          # nodes called since the last check
         self._vote_requests: dict[tuple[int, int], VoteRequest] = {}   # awaiting an answer
-        self.checker = InvariantChecker(self)
+        self.checker = RaftInvariantChecker(self.nodes, self.logs, self.stores)
         for node_id in self.voters + self.observers:
             self.logs[node_id] = CheckedLog()
             self.stores[node_id] = MemoryQuorumStateStore()
@@ -310,124 +286,3 @@ def answer_to(node: RaftTestNode, envelope: Envelope) -> Any:
     out, _ = node.drain()
     answers = [e.body for e in out if e.is_response and e.correlation_id == envelope.correlation_id]
     return answers[0] if answers else None
-
-
-class InvariantChecker:
-    """Raft's safety properties, checked incrementally after every step."""
-
-    def __init__(self, sim: Simulation):
-        self.sim = sim
-        self.leader_of_epoch: dict[int, int] = {}            # election safety
-        self.committed: dict[int, Batch] = {}                # base offset -> batch, global
-        self.committed_end = 0                               # end of the global committed prefix
-        self.canonical: dict[tuple[int, int], tuple[Any, ...]] = {}   # (base, epoch) -> (records, prev key)
-        self.log_checked: dict[int, int] = {}                # node -> batches checked for log matching
-        self.commit_checked: dict[int, int] = {}             # node -> offset verified as committed
-        self.recorded_checked: dict[int, int] = {}           # node -> listener batches verified
-        self.hw_seen: dict[int, tuple[int, int]] = {}        # node -> (client hw, log hw) this incarnation
-        self.votes: dict[tuple[int, int], int] = {}          # (node, epoch) -> voted id, across restarts
-        self.votes_checked: dict[int, int] = {}
-        self.granted: dict[tuple[int, int], int] = {}        # (node, epoch) -> candidate, from answers
-
-    def on_boot(self, node_id: int) -> None:
-        self.log_checked[node_id] = 0
-        self.commit_checked[node_id] = 0
-        self.recorded_checked[node_id] = 0
-        self.hw_seen[node_id] = (-1, -1)
-
-    def on_events(self, events: list[ClusterEvent]) -> None:
-        for event in events:
-            if event.kind == "controller_elected":
-                epoch, leader = event.data["epoch"], event.data["leader"]
-                previous = self.leader_of_epoch.setdefault(epoch, leader)
-                assert previous == leader, f"two leaders in epoch {epoch}: {previous} and {leader}"
-                self._check_leader_has_committed(leader)
-
-    def _check_leader_has_committed(self, leader: int) -> None:
-        log = self.sim.logs[leader]
-        for batch in log.read(0, max_batches=1 << 30):
-            if batch.base_offset >= self.committed_end:
-                break
-            assert self.committed[batch.base_offset] == batch, \
-                f"new leader {leader} has a different committed batch at {batch.base_offset}"
-        assert log.end_offset >= self.committed_end, \
-            f"new leader {leader} lacks committed data: LEO {log.end_offset} < {self.committed_end}"
-
-    def check(self, node_ids: set[int]) -> None:
-        """Check the nodes that ran in the last step (only they can have changed)."""
-        for node_id in node_ids:
-            node = self.sim.nodes.get(node_id)
-            if node is None:
-                continue
-            log = self.sim.logs[node_id]
-            self._check_log_matching(node_id, log)
-            self._check_committed(node_id, log)
-            self._check_high_watermark(node_id, node, log)
-            self._check_listener(node_id, node)
-            self._check_votes(node_id)
-
-    def _check_log_matching(self, node_id: int, log: CheckedLog) -> None:
-        batches = log.batch_list
-        start = self.log_checked[node_id]
-        if log.dirty_from is not None:
-            start = min(start, log.dirty_from)
-            log.dirty_from = None
-        for index in range(start, len(batches)):
-            batch = batches[index]
-            previous = (batches[index - 1].base_offset, batches[index - 1].epoch) if index else None
-            content = (batch.records, previous)
-            known = self.canonical.setdefault((batch.base_offset, batch.epoch), content)
-            assert known == content, f"log matching violated on node {node_id} at {batch.base_offset}"
-        self.log_checked[node_id] = len(batches)
-
-    def _check_committed(self, node_id: int, log: CheckedLog) -> None:
-        offset = self.commit_checked[node_id]
-        while offset < log.high_watermark:
-            batch = log.read(offset, 1)[0]
-            assert batch.base_offset == offset and batch.last_offset < log.high_watermark
-            known = self.committed.setdefault(offset, batch)
-            assert known == batch, f"committed batch at {offset} changed on node {node_id}"
-            offset = batch.next_offset
-        self.commit_checked[node_id] = offset
-        self.committed_end = max(self.committed_end, offset)
-
-    def _check_high_watermark(self, node_id: int, node: RaftTestNode, log: CheckedLog) -> None:
-        client_hw, log_hw = self.hw_seen[node_id]
-        current = node.client.high_watermark
-        if current is not None:
-            assert current >= client_hw, f"high watermark of {node_id} fell {client_hw} -> {current}"
-            client_hw = current
-        assert log.high_watermark >= log_hw, f"log high watermark of {node_id} fell"
-        self.hw_seen[node_id] = (client_hw, log.high_watermark)
-        state = node.client.quorum.state
-        if isinstance(state, LeaderState) and state.high_watermark is not None:
-            assert state.high_watermark > state.epoch_start_offset
-
-    def _check_listener(self, node_id: int, node: RaftTestNode) -> None:
-        recorded = node.recorder.batches
-        for index in range(self.recorded_checked[node_id], len(recorded)):
-            batch = recorded[index]
-            assert self.committed.get(batch.base_offset) == batch, \
-                f"node {node_id} delivered an uncommitted or different batch at {batch.base_offset}"
-        self.recorded_checked[node_id] = len(recorded)
-
-    def on_vote_answer(self, node_id: int, request: VoteRequest, response: VoteResponse) -> None:
-        """A granted binding vote must be unique per epoch and already on disk."""
-        if request.pre_vote or not response.vote_granted:
-            return
-        key = (node_id, request.replica_epoch)
-        previous = self.granted.setdefault(key, request.replica_id)
-        assert previous == request.replica_id, \
-            f"node {node_id} granted votes to {previous} and {request.replica_id} in epoch {key[1]}"
-        stored = self.sim.stores[node_id].read_election_state()
-        assert stored is not None and (stored.epoch, stored.voted_id) == key[1:] + (request.replica_id,), \
-            f"node {node_id} granted a vote it had not persisted: {stored}"
-
-    def _check_votes(self, node_id: int) -> None:
-        history = self.sim.stores[node_id].history
-        for state in history[self.votes_checked.get(node_id, 0):]:
-            if state.voted_id is not None:
-                previous = self.votes.setdefault((node_id, state.epoch), state.voted_id)
-                assert previous == state.voted_id, \
-                    f"node {node_id} voted for {previous} and {state.voted_id} in epoch {state.epoch}"
-        self.votes_checked[node_id] = len(history)

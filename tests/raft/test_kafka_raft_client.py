@@ -1,6 +1,6 @@
 """KafkaRaftClient in seeded simulations: elections, failover, partitions, truncation, restarts.
 
-Every scenario runs over many seeds; `InvariantChecker` (tests/raft/harness.py)
+Every scenario runs over many seeds; `RaftInvariantChecker` (minikafka/testing/raft_invariants.py)
 checks election safety, log matching, committed data, monotonic high
 watermarks, listener delivery and single votes after every step.
 """

@@ -67,7 +67,7 @@ def test_decommission_after_moving_replicas_away(cluster):
     assert cluster.wait_until(lambda: cluster.replicas("orders", 0) == [replicas[0], spare], 10_000)
     cluster.decommission_broker(leaving)
     assert leaving not in cluster.broker_ids
-    image = cluster._cluster_image()
+    image = cluster.processes.cluster_image()
     assert image.cluster.broker(leaving) is None          # UnregisterBrokerRecord replayed
 
 

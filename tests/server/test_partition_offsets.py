@@ -29,7 +29,7 @@ def cluster():
 
 
 def part(cluster, broker_id):
-    return cluster._node(broker_id).broker.replica_manager.partitions[TP]
+    return cluster.processes.node(broker_id).broker.replica_manager.partitions[TP]
 
 
 def followers(cluster):

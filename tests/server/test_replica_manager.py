@@ -35,7 +35,7 @@ def produce(cluster, records, acks=-1, broker=None, timeout_ms=5000):
 
 
 def broker_partition(cluster, broker):
-    return cluster._node(broker).broker.replica_manager.partitions.get(TP)
+    return cluster.processes.node(broker).broker.replica_manager.partitions.get(TP)
 
 
 def wait_until_broker_leads(cluster, broker, timeout_ms=10_000):
@@ -44,7 +44,7 @@ def wait_until_broker_leads(cluster, broker, timeout_ms=10_000):
 
 
 def log_of(cluster, broker):
-    return cluster._node(broker).broker.log_manager.get_log(TP)
+    return cluster.processes.node(broker).broker.log_manager.get_log(TP)
 
 
 def test_acks_all_completes_when_every_isr_member_has_the_batch(cluster):

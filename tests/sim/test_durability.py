@@ -46,8 +46,8 @@ class AcksAllProducer:
         tp = PARTITIONS[self.sent % len(PARTITIONS)]
         value = f"record-{self.sent}".encode()
         self.sent += 1
-        leader = self.cluster._cluster_image().partition("orders", tp.partition).leader
-        if leader >= 0 and self.cluster._state(leader) is NodeState.RUNNING:
+        leader = self.cluster.processes.cluster_image().partition("orders", tp.partition).leader
+        if leader >= 0 and self.cluster.processes.state(leader) is NodeState.RUNNING:
             batch = build_batch([SimpleRecord(value=value)])
 
             def acked(results, tp=tp, value=value):
@@ -79,7 +79,7 @@ def _fault(cluster: Cluster, rng: random.Random, check) -> None:
 
 
 def _replica_contents(cluster: Cluster, broker: int, tp: TopicPartition) -> dict[int, bytes]:
-    log = cluster._node(broker).broker.log_manager.get_log(tp)
+    log = cluster.processes.node(broker).broker.log_manager.get_log(tp)
     data = bytes(log.read(log.log_start_offset, 1 << 26).records)
     return {r.offset: r.value for r in decode_records(data)}
 
@@ -103,7 +103,7 @@ def test_acknowledged_writes_survive_single_failures(seed):
         acknowledged = sum(len(v) for v in producer.acked.values())
         assert acknowledged > 100, (producer.sent, producer.errors)
         for tp in PARTITIONS:
-            registration = cluster._cluster_image().partition("orders", tp.partition)
+            registration = cluster.processes.cluster_image().partition("orders", tp.partition)
             contents = {b: _replica_contents(cluster, b, tp) for b in registration.replicas}
             for broker, records in contents.items():
                 missing = [(o, v) for o, v in producer.acked[tp] if records.get(o) != v]

@@ -55,7 +55,7 @@ def produce(cluster, broker, acks, *values):
 
 
 def log_of(cluster, broker):
-    return cluster._node(broker).broker.replica_manager.partitions[TP].log
+    return cluster.processes.node(broker).broker.replica_manager.partitions[TP].log
 
 
 def test_the_isr_shrinking_below_min_isr_moves_replicas_into_the_elr_and_holds_the_high_watermark(elr):

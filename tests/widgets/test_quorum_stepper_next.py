@@ -1,13 +1,13 @@
-"""QuorumStepper.next_event (widgets/quorum_stepper.py, table in quorum_stepper_next.py)."""
+"""QuorumStepper.next_event (minikafka/testing/quorum_stepper.py, table in quorum_stepper_next.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 import minikafka.raft.messages as messages
-import widgets.quorum_stepper as quorum_stepper
+import minikafka.testing.quorum_stepper as quorum_stepper
 from widgets import QuorumStepper, QuorumStepperError
-from widgets.quorum_stepper_next import (ALWAYS, IF_CHANGED, MATTERS, NEXT_EVENT_LIMIT_MS,
+from minikafka.testing.quorum_stepper_next import (ALWAYS, IF_CHANGED, MATTERS, NEXT_EVENT_LIMIT_MS,
                                          NextEvent, rule)
 
 SEEDS = (1, 2, 7, 11, 23)

@@ -1,4 +1,4 @@
-"""The stepper's words (widgets/quorum_stepper_text.py): one line per RPC, change and control."""
+"""The stepper's words (minikafka/testing/quorum_stepper_text.py): one line per RPC, change and control."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from minikafka.raft.messages import (BeginQuorumEpochRequest, BeginQuorumEpochRe
                                      FetchResponse, LeaderIdAndEpoch, VoteRequest, VoteResponse)
 from minikafka.raft.replicated_log import Batch, LeaderChangeMessage
 from minikafka.runtime.node import Envelope
-from widgets.quorum_stepper_text import (change_line, describe_body, describe_message,
+from minikafka.testing.quorum_stepper_text import (change_line, describe_body, describe_message,
                                          message_facts, seconds)
 
 PRE_VOTE = VoteRequest("c", 0, 1002, 0, 0, pre_vote=True, voter_id=1001)

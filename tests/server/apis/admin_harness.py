@@ -86,13 +86,13 @@ def join_as_only_member(cluster: Cluster, group_id: str) -> tuple[int, str, int]
 
 def wire_topic_id(cluster: Cluster, topic: str) -> uuid.UUID:
     """The topic's id as a client sends it (a random id for a topic that does not exist)."""
-    known = cluster._cluster_image().topics.get_topic(topic)
+    known = cluster.processes.cluster_image().topics.get_topic(topic)
     return to_wire_uuid(known.topic_id) if known is not None else uuid.uuid5(uuid.NAMESPACE_URL, topic)
 
 
 def topic_names(cluster: Cluster, response_topics) -> list[str]:
     """The names of a v10+ answer's topics, which carry only ids ("?" for an id the cluster lacks)."""
-    image = cluster._cluster_image()
+    image = cluster.processes.cluster_image()
     names = []
     for t in response_topics:
         known = image.topics.get_topic(from_wire_uuid(t.topic_id))
@@ -121,4 +121,4 @@ def commit_errors(response, cluster: Cluster | None = None) -> list[tuple[str, i
 
 
 def broker_node(cluster: Cluster, broker_id: int):
-    return cluster._node(broker_id).broker
+    return cluster.processes.node(broker_id).broker

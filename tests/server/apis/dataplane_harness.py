@@ -69,7 +69,7 @@ def fetch(cluster: Cluster, broker_id: int, topic: str, partition: int, offset: 
 
 def cluster_topic_id(cluster: Cluster, topic: str):
     import uuid
-    image = cluster._cluster_image()
+    image = cluster.processes.cluster_image()
     return uuid.UUID(bytes=image.topic(topic).topic_id.to_bytes())
 
 

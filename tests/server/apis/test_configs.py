@@ -178,9 +178,9 @@ def test_legacy_alter_replaces_the_whole_set(cluster):
         LResource(resource_type=BROKER_LOGGER, resource_name="2", configs=[])]))
     assert [(r.resource_name, r.error_code, r.error_message) for r in answer.responses] == [
         ("legacy", 0, None), ("2", 42, "Unknown resource type 8")]
-    assert cluster.wait_until(lambda: "segment.ms" not in cluster._cluster_image().configs.topic_config("legacy"),
+    assert cluster.wait_until(lambda: "segment.ms" not in cluster.processes.cluster_image().configs.topic_config("legacy"),
                               5000)
-    assert dict(cluster._cluster_image().configs.topic_config("legacy")) == {"retention.ms": "300"}
+    assert dict(cluster.processes.cluster_image().configs.topic_config("legacy")) == {"retention.ms": "300"}
 
 
 # ---------------------------------------------------------------------------- ListConfigResources

@@ -27,7 +27,7 @@ def only(response):
 
 
 def stored_bytes(cluster, topic, partition):
-    broker = cluster._node(leader_of(cluster, topic, partition)).broker
+    broker = cluster.processes.node(leader_of(cluster, topic, partition)).broker
     log = broker.replica_manager.partitions[(topic, partition)].log
     return b"".join(open(s.log.path, "rb").read() for s in log.log_segments())
 
@@ -82,7 +82,7 @@ def test_out_of_range_and_epoch_checks(cluster):
 def test_pre_v11_consumers_must_fetch_from_the_leader_later_ones_may_use_a_follower(cluster):
     follower = follower_of(cluster, "events", 0)
     assert cluster.wait_until(
-        lambda: cluster._node(follower).broker.replica_manager.partitions[("events", 0)].log.high_watermark == 3,
+        lambda: cluster.processes.node(follower).broker.replica_manager.partitions[("events", 0)].log.high_watermark == 3,
         2000)
     assert only(fetch(cluster, follower, "events", 0, 0, version=10)).error_code == \
         Errors.NOT_LEADER_OR_FOLLOWER.code

@@ -27,7 +27,7 @@ def test_one_log_dir_with_every_hosted_replica(cluster):
     assert result.total_bytes > 0 and 0 <= result.usable_bytes <= result.total_bytes
     parts = {(t.name, p.partition_index): p for t in result.topics for p in t.partitions}
     assert set(parts) == {("sized", 0), ("sized", 1)}      # "elsewhere" lives on broker 2 only
-    log = cluster._node(1).broker.log_manager.get_log(("sized", 0))
+    log = cluster.processes.node(1).broker.log_manager.get_log(("sized", 0))
     assert parts[("sized", 0)].partition_size == log.size_in_bytes > 0
     assert {p.offset_lag for p in parts.values()} == {0} and not any(p.is_future_key for p in parts.values())
 

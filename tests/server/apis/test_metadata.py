@@ -122,7 +122,7 @@ def test_authorized_operations_without_an_authorizer_are_all_supported_ones(clus
 
 
 def test_a_listener_the_leader_lacks_gives_listener_not_found_from_v6(cluster):
-    broker = cluster._node(1).broker
+    broker = cluster.processes.node(1).broker
     for version, expected in ((5, Errors.LEADER_NOT_AVAILABLE), (6, Errors.LISTENER_NOT_FOUND)):
         request = Metadata[version](topics=[Metadata.MetadataRequestTopic(name="orders")])
         ctx = RequestContext("c", "127.0.0.1", "EXTERNAL", 3, version, 1, "client")

@@ -68,14 +68,14 @@ def test_followers_answer_only_the_debugging_replica_id(cluster):
     follower = follower_of(cluster, "clicks", 0)
     assert list_offsets(cluster, follower, [(0, -1, -1)])[0][0] == Errors.NOT_LEADER_OR_FOLLOWER.code
     assert cluster.wait_until(
-        lambda: cluster._node(follower).broker.replica_manager.partitions[("clicks", 0)].log.log_end_offset == 3,
+        lambda: cluster.processes.node(follower).broker.replica_manager.partitions[("clicks", 0)].log.log_end_offset == 3,
         2000)
     assert list_offsets(cluster, follower, [(0, -1, -1)], replica_id=-2) == [(0, -1, 3, 0)]  # replica: LEO
 
 
 def test_a_new_leader_behind_its_epoch_start_has_no_offsets_to_promise(cluster):
     leader = leader_of(cluster, "clicks", 0)
-    partition = cluster._node(leader).broker.replica_manager.partitions[("clicks", 0)]
+    partition = cluster.processes.node(leader).broker.replica_manager.partitions[("clicks", 0)]
     saved = partition.leader_epoch_start_offset
     partition.leader_epoch_start_offset = partition.log.high_watermark + 1   # as right after an election
     try:
@@ -123,7 +123,7 @@ def test_delete_records_errors(cluster):
     assert delete_records(cluster, follower, [("clicks", 0, 1)])[0][2] == Errors.NOT_LEADER_OR_FOLLOWER.code
     compacted = leader_of(cluster, "compacted", 0)
     assert delete_records(cluster, compacted, [("compacted", 0, 0)])[0][2] == Errors.POLICY_VIOLATION.code
-    cluster._node(1).broker.groups.find_group_coordinator("g")
+    cluster.processes.node(1).broker.groups.find_group_coordinator("g")
     assert cluster.wait_until(lambda: "__consumer_offsets" in cluster.topics(include_internal=True), 5000)
     cluster.run_for(300)
     internal = leader_of(cluster, "__consumer_offsets", 0)

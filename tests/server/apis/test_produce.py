@@ -23,7 +23,7 @@ def cluster():
 
 
 def log_end(cluster, topic, partition=0):
-    broker = cluster._node(leader_of(cluster, topic, partition)).broker
+    broker = cluster.processes.node(leader_of(cluster, topic, partition)).broker
     return broker.replica_manager.partitions[(topic, partition)].log.log_end_offset
 
 
@@ -34,7 +34,7 @@ def test_acks_all_answers_with_the_base_offset_once_replicated(cluster):
     assert (first.error_code, first.base_offset, first.log_append_time_ms, first.log_start_offset) == (0, 0, -1, 0)
     assert (second.error_code, second.base_offset) == (0, 2)
     assert first.record_errors == [] and first.error_message is None
-    partition = cluster._node(leader).broker.replica_manager.partitions[("orders", 0)]
+    partition = cluster.processes.node(leader).broker.replica_manager.partitions[("orders", 0)]
     assert partition.log.high_watermark == 3             # acks=all came back after the HW passed
 
 
@@ -103,7 +103,7 @@ def test_record_validation_errors_carry_record_errors_and_a_message(cluster):
 
 
 def test_internal_topics_only_for_the_admin_client(cluster):
-    cluster._node(1).broker.groups.find_group_coordinator("g")      # creates __consumer_offsets
+    cluster.processes.node(1).broker.groups.find_group_coordinator("g")      # creates __consumer_offsets
     assert cluster.wait_until(lambda: "__consumer_offsets" in cluster.topics(include_internal=True)
                               and cluster.leader("__consumer_offsets", 0) not in (None, -1), 5000)
     cluster.run_for(300)                                  # every broker has replayed it

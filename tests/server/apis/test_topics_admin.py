@@ -41,7 +41,7 @@ def test_v7_create_returns_id_counts_and_configs(cluster):
     [result] = answer.topics
     assert (result.name, result.error_code, result.error_message) == ("orders", 0, None)
     assert (result.num_partitions, result.replication_factor) == (3, 2)
-    assert domain_uuid(result.topic_id) == cluster._cluster_image().topic("orders").topic_id
+    assert domain_uuid(result.topic_id) == cluster.processes.cluster_image().topic("orders").topic_id
     configs = {c.name: (c.value, c.config_source, c.read_only) for c in result.configs}
     assert configs["retention.ms"] == ("1000", 1, False)           # DYNAMIC_TOPIC_CONFIG
     assert configs["cleanup.policy"] == ("delete", 5, False)       # DEFAULT_CONFIG
@@ -103,7 +103,7 @@ def test_create_partitions(cluster):
     # In the HashSet order of the names, as Kafka's ControllerApis hands them to the controller.
     assert [(r.name, r.error_code) for r in answer.results] == [("growing-not", 3), ("growing", 0), ("defaults", 37)]
     assert answer.results[2].error_message == "Topic already has 1 partition(s)."
-    assert cluster.wait_until(lambda: len(cluster._cluster_image().topic("growing").partitions) == 3, 5000)
+    assert cluster.wait_until(lambda: len(cluster.processes.cluster_image().topic("growing").partitions) == 3, 5000)
 
 
 def test_delete_by_name_before_v6(cluster):

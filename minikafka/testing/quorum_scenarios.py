@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from widgets.quorum_stepper import QuorumStepper
+from minikafka.testing.quorum_stepper import QuorumStepper
 
 SETTLE_LIMIT_MS = 10_000
 
