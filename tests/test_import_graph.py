@@ -68,6 +68,7 @@ LAYERS: tuple[str, ...] = (
     "minikafka.jvm",          # Java beside the sandbox: jars and Java processes
     "minikafka.cluster",      # the facade `Cluster`
     "minikafka.cli",          # the command line: the tool look-alikes over the wire, `minikafka up`
+    "minikafka.testing",      # simulation tools for tests and learners: the quorum stepper, Raft's invariants
     TOP,                      # the public API: `import minikafka`
     "minikafka.spark",        # a Spark session over the sandbox
     "minikafka.drills",       # classroom drills

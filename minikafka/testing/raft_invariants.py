@@ -37,7 +37,7 @@ Mirrors the invariants of Kafka's ``RaftEventSimulationTest``
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from minikafka.raft.leader_state import LeaderState
 from minikafka.raft.messages import VoteRequest, VoteResponse
@@ -89,8 +89,9 @@ class RaftInvariantChecker:
     def audit(cls, nodes: Mapping[int, RaftNode]) -> list[str]:
         """Check a quorum once, as it is now (each node's own log and quorum-state store);
         the violation found, as one line (empty: none)."""
-        checker = cls(nodes, {n: node.log for n, node in nodes.items()},
-                      {n: node.store for n, node in nodes.items()})
+        # simulated quorums (the stepper, the harness) keep their logs and stores in memory
+        checker = cls(nodes, {n: cast(MemoryReplicatedLog, node.log) for n, node in nodes.items()},
+                      {n: cast(MemoryQuorumStateStore, node.store) for n, node in nodes.items()})
         try:
             leaders: dict[int, int] = {}
             for node_id, node in nodes.items():
