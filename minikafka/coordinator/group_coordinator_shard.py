@@ -78,13 +78,17 @@ def _no_topics() -> TopicsImage:
 class GroupCoordinatorShard:
     def __init__(self, ctx: CoordinatorContext, topics: Callable[[], TopicsImage] = _no_topics):
         self.ctx = ctx
+        self.topics = topics
         store = ClassicGroupStore(ctx)            # shared by the classic-group and offset logic
         rebalance = ClassicGroupRebalance(ctx, store)
         self.groups = GroupMetadataManager(ctx, store, rebalance)
         self.consumer = ConsumerGroupHeartbeat(ctx.config, topics, self._new_member_id)
-        self.offsets = OffsetMetadataManager(ctx, store, rebalance, self.consumer.groups)
-        self.topics = topics
+        self.offsets = OffsetMetadataManager(ctx, store, rebalance, self.consumer.groups, self._topic_id)
         self.skipped_records = 0                  # records of other group types seen while loading
+
+    def _topic_id(self, name: str) -> Uuid | None:
+        topic = self.topics().by_name(name)
+        return None if topic is None else topic.topic_id
 
     def _new_member_id(self) -> str:
         """A member id for a v0 client that lets the coordinator pick: a random UUID from the

@@ -21,10 +21,16 @@ Who may commit:
   ILLEGAL_GENERATION (GROUP_ID_NOT_FOUND from OffsetCommit v9);
 * a member of a KIP-848 consumer group sends its member epoch as the
   generation: it must be a member (UNKNOWN_MEMBER_ID), use OffsetCommit v9+
-  (UNSUPPORTED_VERSION) and send its current epoch (STALE_MEMBER_EPOCH); a
-  commit with epoch -1 and no member id (admin client, standalone consumer)
-  is accepted only while the group has no members.  OffsetFetch v9+ with a
-  member id checks the member and its epoch the same way.
+  (UNSUPPORTED_VERSION) and send an epoch no newer than its current one
+  (STALE_MEMBER_EPOCH).  An older epoch is accepted as 4.3.1 does it
+  (KIP-1251), partition by partition: each committed partition must still be
+  assigned to the member or pending its revocation, at an assignment epoch no
+  newer than the one sent; one partition that fails refuses the whole
+  request (STALE_MEMBER_EPOCH).  So a consumer that commits what it processed
+  just before its epoch moved on is not refused.  A commit with epoch -1 and
+  no member id (admin client, standalone consumer) is accepted only while the
+  group has no members.  OffsetFetch v9+ with a member id checks the member
+  and its *current* epoch.
 
 Metadata longer than ``offset.metadata.max.bytes`` is refused per partition
 (OFFSET_METADATA_TOO_LARGE).  A commit also counts as a heartbeat while the
@@ -65,10 +71,12 @@ from collections import Counter
 from typing import Callable
 
 from minikafka.common.errors import Errors, KafkaException, exception_for
+from minikafka.common.uuid import Uuid
 from minikafka.coordinator.classic_group import ClassicGroup, ClassicGroupState
 from minikafka.coordinator.classic_group_rebalance import ClassicGroupRebalance
 from minikafka.coordinator.classic_group_store import ClassicGroupStore
 from minikafka.coordinator.consumer_group import ConsumerGroup
+from minikafka.coordinator.consumer_group_member import ConsumerGroupMember
 from minikafka.coordinator.coordinator_context import CoordinatorContext, Record, coordinator_error
 from minikafka.coordinator.records import OffsetCommitValue, offset_commit_record
 from minikafka.coordinator.requests import (
@@ -92,11 +100,13 @@ class OffsetAndMetadata:
 
 class OffsetMetadataManager:
     def __init__(self, ctx: CoordinatorContext, store: ClassicGroupStore, rebalance: ClassicGroupRebalance,
-                 consumer_groups: dict[str, ConsumerGroup] | None = None):
+                 consumer_groups: dict[str, ConsumerGroup] | None = None,
+                 topic_id: Callable[[str], Uuid | None] = lambda name: None):
         self.ctx = ctx
         self.store = store                        # the shard's classic groups (shared with the group manager)
         self.rebalance = rebalance                # a member's commit pushes its session deadline
         self.consumer_groups = {} if consumer_groups is None else consumer_groups   # KIP-848 groups by id
+        self.topic_id = topic_id                  # a topic's id in the current metadata (None: unknown)
         # group -> topic -> partition -> committed offset (only what the log has committed)
         self.offsets: dict[str, dict[str, dict[int, OffsetAndMetadata]]] = {}
         # group -> (topic, partition) -> commits written but not yet committed
@@ -119,7 +129,7 @@ class OffsetMetadataManager:
             member = consumer_group.member(request.member_id)     # UNKNOWN_MEMBER_ID
             if request.api_version < 9:
                 raise Errors.UNSUPPORTED_VERSION.exception()
-            _validate_member_epoch(generation, member.member_epoch)
+            self._validate_commit_epoch(request, member, generation)
             return None
         if group is None:
             if generation < 0:
@@ -142,6 +152,33 @@ class OffsetMetadataManager:
         if group.in_state(S.COMPLETING_REBALANCE):
             raise Errors.REBALANCE_IN_PROGRESS.exception()
         return group
+
+    def _validate_commit_epoch(self, request: OffsetCommitRequest, member: ConsumerGroupMember,
+                               received: int) -> None:
+        """4.3.1's ``ConsumerGroup.validateOffsetCommit`` and its assignment-epoch validator."""
+        current = member.member_epoch
+        if received == current:
+            return
+        if received > current:
+            raise exception_for(Errors.STALE_MEMBER_EPOCH)(
+                f"Received member epoch {received} is newer than current member epoch {current}.")
+        limit = self.ctx.config.offset_metadata_max_bytes
+        for topic in request.topics:
+            topic_id = self.topic_id(topic.name)
+            for p in topic.partitions:
+                if p.committed_metadata is not None and len(p.committed_metadata) > limit:
+                    continue                   # refused on its own, before any epoch check
+                index = p.partition_index
+                assigned = member.assigned_partitions.get(topic_id, {}) if topic_id else {}
+                revoking = member.partitions_pending_revocation.get(topic_id, {}) if topic_id else {}
+                epoch = assigned.get(index, revoking.get(index))
+                if epoch is None:
+                    raise exception_for(Errors.STALE_MEMBER_EPOCH)(
+                        f"Partition {topic.name}-{index} is not assigned or pending revocation for member.")
+                if received < epoch:
+                    raise exception_for(Errors.STALE_MEMBER_EPOCH)(
+                        f"Received member epoch {received} is older than assignment epoch {epoch} "
+                        f"for partition {topic.name}-{index}.")
 
     def commit(self, request: OffsetCommitRequest, respond: Callable[[OffsetCommitResponse], None]) -> None:
         try:

@@ -116,10 +116,11 @@ def test_a_silent_member_is_fenced_after_the_session_timeout_on_the_new_coordina
     assert "consumer_member_session_expired" in successor.kinds()
 
 
-def _commit(h, member_id, epoch, api_version=9):
+def _commit(h, member_id, epoch, api_version=9, partitions=(0,)):
     box = Box()
     h.coordinator.handle_offset_commit(OffsetCommitRequest(
-        GROUP, (OffsetCommitRequestTopic("orders", (OffsetCommitRequestPartition(0, 5),)),),
+        GROUP, (OffsetCommitRequestTopic("orders", tuple(OffsetCommitRequestPartition(p, 5)
+                                                         for p in partitions)),),
         generation_id_or_member_epoch=epoch, member_id=member_id, api_version=api_version), box)
     h.settle()
     return box.value.topics[0].partitions[0].error_code
@@ -137,7 +138,7 @@ def test_offset_commit_and_fetch_check_the_member_and_its_epoch():
     state = settle_two_members(h)
     epoch = state["a"][0]
     assert _commit(h, "nobody", epoch) is Errors.UNKNOWN_MEMBER_ID
-    assert _commit(h, "a", epoch - 1) is Errors.STALE_MEMBER_EPOCH
+    assert _commit(h, "a", epoch + 1) is Errors.STALE_MEMBER_EPOCH       # newer than the member's
     assert _commit(h, "a", epoch, api_version=8) is Errors.UNSUPPORTED_VERSION
     assert _commit(h, "", -1) is Errors.UNKNOWN_MEMBER_ID     # the group has members
     assert _commit(h, "a", epoch) is Errors.NONE
@@ -195,3 +196,20 @@ def test_consumer_group_configs_follow_the_profile_and_are_validated():
         GroupCoordinatorConfig.from_configs({"group.consumer.heartbeat.interval.ms": 9000})
     with pytest.raises(ConfigException, match="Class foo cannot be found"):
         GroupCoordinatorConfig.from_configs({"group.consumer.assignors": "uniform,foo"})
+
+
+def test_an_older_epoch_commits_the_partitions_assigned_before_it_kip_1251():
+    """4.3.1: a commit with an older member epoch is checked partition by partition against the
+    epoch at which each partition was assigned; one refused partition refuses the request."""
+    h = _harness()
+    state = settle_two_members(h)
+    (epoch_a, owned_a), (epoch_b, owned_b) = state["a"], state["b"]
+    first_epoch = 2                  # a's first heartbeat: epoch 2 with every partition; a kept its share
+    assert epoch_a > first_epoch and owned_a and owned_b
+    kept, given = min(owned_a), min(owned_b)
+    assert _commit(h, "a", first_epoch, partitions=(kept,)) is Errors.NONE
+    assert _commit(h, "a", first_epoch - 1, partitions=(kept,)) is Errors.STALE_MEMBER_EPOCH  # before it
+    assert _commit(h, "a", first_epoch, partitions=(given,)) is Errors.STALE_MEMBER_EPOCH     # not a's
+    assert _commit(h, "a", first_epoch, partitions=(kept, given)) is Errors.STALE_MEMBER_EPOCH
+    assert _commit(h, "b", epoch_b - 1, partitions=(given,)) is Errors.STALE_MEMBER_EPOCH   # b's since epoch_b
+    assert _commit(h, "b", epoch_b, partitions=(given,)) is Errors.NONE
