@@ -66,6 +66,7 @@ class ProtocolMember:
         if protocol not in ("classic", "consumer"):
             raise ValueError(f"protocol must be classic or consumer, not {protocol!r}")
         self.name, self.protocol, self._log = name, protocol, log
+        self.errors: list[str] = []                 # what poll() raised, in order
         self._pause = processing_ms / 1000
         self._stop = threading.Event()
         self._consumer = (self._classic(cluster, group, topic) if protocol == "classic"
@@ -103,16 +104,24 @@ class ProtocolMember:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            if self.protocol == "classic":
-                self._consumer.poll(timeout_ms=100)
-            else:
-                self._consumer.poll(0.1)
+            try:
+                if self.protocol == "classic":
+                    self._consumer.poll(timeout_ms=100)
+                else:
+                    self._consumer.poll(0.1)
+            except Exception as error:              # an application logs it and polls again
+                self.errors.append(f"{type(error).__name__}: {error}")
             self._stop.wait(self._pause)            # "processing" the batch
         self._consumer.close()                      # leaves the group
 
     def leave(self) -> None:
         self._stop.set()
         self._thread.join(timeout=30)
+
+
+def _errors(members: list[ProtocolMember]) -> str:
+    said = [f"{m.name}: {m.errors[-1]} ({len(m.errors)}x)" for m in members if m.errors]
+    return "errors from poll: " + "; ".join(said) if said else "no errors from poll"
 
 
 def _wait(condition, timeout_s: float) -> bool:
@@ -140,7 +149,7 @@ def rebalance_once(cluster: Any, protocol: str, topic: str, group: str, members:
             return len(owners) == partitions and len(set(owners.values())) == min(count, partitions)
         if not _wait(lambda: spread(members), timeout_s):
             raise TimeoutError(f"the {members} {protocol} members did not share {topic} in {timeout_s} s "
-                               f"(owners by their callbacks: {log.owners()})")
+                               f"(owners by their callbacks: {log.owners()}; {_errors(group_members)})")
         time.sleep(1.0)
         before = log.owners()
         seq = cluster.events.last_seq
@@ -149,7 +158,7 @@ def rebalance_once(cluster: Any, protocol: str, topic: str, group: str, members:
                                             log, processing_ms))
         if not _wait(lambda: spread(members + 1), timeout_s):
             raise TimeoutError(f"the {protocol} group did not settle after the new member joined "
-                               f"(owners by their callbacks: {log.owners()})")
+                               f"(owners by their callbacks: {log.owners()}; {_errors(group_members)})")
         time.sleep(1.0)
         events = [e for e in cluster.events.since(seq) if e.data.get("group") == group]
         return {"log": log, "joined_at": joined_at, "before": before, "after": log.owners(),

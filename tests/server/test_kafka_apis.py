@@ -45,7 +45,7 @@ def test_no_handler_takes_an_untyped_broker():
 @pytest.fixture(scope="module")
 def broker():
     cluster = start_cluster(seed=3, brokers=1)
-    yield cluster._node(1).broker
+    yield cluster.processes.node(1).broker
     cluster.stop()
 
 
