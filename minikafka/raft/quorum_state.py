@@ -15,9 +15,9 @@ states: every ``transition_to_*`` method names the event that moves it, and
 an event the table does not list for the current state raises
 `IllegalTransition` (so does an event that leads elsewhere).  The transition
 methods add the checks a table cannot hold (epochs, ids).  `TRANSITIONS` and
-`OBSERVER_TRANSITIONS` are data on purpose: ``minikafka.testing.
-quorum_state_diagram`` draws the state diagram from them (Graphviz DOT or a
-list of edges), so the picture cannot drift from the code.  Observers
+`OBSERVER_TRANSITIONS` are data on purpose: the stepper's state diagram
+(``minikafka/testing/quorum_state_diagram.py``: Graphviz DOT or a list of
+edges) is drawn from them, so the picture cannot drift from the code.  Observers
 (brokers) only ever move between Unattached and Follower.
 
 On start-up the replica resumes from the stored election state: a former
