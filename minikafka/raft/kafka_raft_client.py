@@ -29,29 +29,40 @@ EndQuorumEpoch, after which the best follower campaigns first.  A shutting
 down leader stays Resigned, still answering votes, until it sees the new
 leader (or its shutdown timeout passes), as Kafka's does.
 
-How the work is divided.  Kafka's ``KafkaRaftClient`` is one class; here each
-part is an object built by the client and given exactly what it uses, so its
-constructor is the list of its dependencies:
+How the work is divided.  Kafka's ``KafkaRaftClient`` is one class; here it
+is split by RPC, each part an object built by the client and given exactly
+what it uses, so its constructor is the list of its dependencies.  One
+module per RPC holds the building of its request, the handling of the
+request and the handling of the response (module names are the RPCs':
+``vote_rpc`` for Kafka's Vote, with KIP-996's pre-vote, and so on):
 
-* `LeaderFetches` answers Fetch and owns the parked long polls
-  (uses: quorum state, log, purgatory, the node's ``reply``);
-* `RaftTransitions` makes every epoch-state change with its side effects and
-  holds the leader's accumulator (quorum state, log, request manager,
-  `LeaderFetches`, the node's ``emit``);
-* `RaftPolls` does what each epoch state does when polled and sends the
-  requests (quorum state, log, request manager, transitions, `LeaderFetches`,
-  the client's ``send``);
-* `RaftRequestHandlers` answers Vote, Begin/EndQuorumEpoch and DescribeQuorum
-  (quorum state, log, transitions);
-* `RaftResponseHandlers` acts on the answers to our requests (quorum state,
-  log, transitions, the node's ``rng`` and ``emit``).
+* `VoteRpc` (``vote_rpc``): quorum state, log, request manager,
+  transitions, the client's ``send``, the node's ``rng``;
+* `BeginQuorumEpochRpc` (``begin_quorum_epoch_rpc``) and `EndQuorumEpochRpc`
+  (``end_quorum_epoch_rpc``): quorum state, request manager, transitions,
+  ``send``;
+* `FetchRpc` (``fetch_rpc``): quorum state, log, request manager,
+  transitions, ``send``, the node's ``emit``, and the leader's side,
+  `LeaderFetches` (same module: quorum state, log, purgatory, the node's
+  ``reply``), which owns the parked long polls;
+* `DescribeQuorumRpc` (``describe_quorum_rpc``): quorum state, the voters'
+  endpoints.  (No FetchSnapshot: there are no snapshots.)
+
+Two parts are shared by every RPC: `RaftTransitions` makes every epoch-state
+change with its side effects (each naming its `QuorumEvent`, checked against
+`QuorumState`'s table), holds the leader's accumulator and the rule every
+response goes through (quorum state, log, request manager, `LeaderFetches`
+as `ParkedFetches`, the node's ``emit``); `RaftPolls` does what each epoch
+state does when polled, asking the RPC objects to send what is due (quorum
+state, log, transitions, `LeaderFetches`, the four RPC objects that send).
 
 Each also takes the settings it reads (ids, cluster id, timeouts).  The
-client keeps the public API, the poll loop with its one timer, the dispatch
-of requests, ``send`` (the node's request plumbing: answers come back to the
-client, which passes them to `RaftResponseHandlers`), the listeners and the
-shutdown.  The parts reach the client only through the ``send`` and
-``is_shutting_down`` functions it hands out.
+client keeps the public API, the poll loop with its one timer, two dispatch
+tables -- request type to the RPC's request handler, response type to its
+response handler --, ``send`` (the node's request plumbing: answers come back
+to the client, which passes them on), the listeners and the shutdown.  The
+parts reach the client only through the ``send`` and ``is_shutting_down``
+functions it hands out.
 
 Mirrors ``org.apache.kafka.raft.KafkaRaftClient`` (Kafka 4.0).  Simplified:
 static voters, no snapshots, no byte limits; error answers back off
@@ -69,21 +80,24 @@ from minikafka.common.uuid import Uuid
 from minikafka.raft.batch_accumulator import BatchAccumulator
 from minikafka.raft.epoch_state import CandidateState, ResignedState
 from minikafka.raft.errors import NotLeaderException
+from minikafka.raft.begin_quorum_epoch_rpc import BeginQuorumEpochRpc
+from minikafka.raft.describe_quorum_rpc import DescribeQuorumRpc
+from minikafka.raft.end_quorum_epoch_rpc import EndQuorumEpochRpc
 from minikafka.raft.fetch_purgatory import FetchPurgatory
-from minikafka.raft.leader_fetches import LeaderFetches
+from minikafka.raft.fetch_rpc import FetchRpc, LeaderFetches
 from minikafka.raft.leader_state import LeaderState
 from minikafka.raft.listener_context import ListenerContext, RaftListener
-from minikafka.raft.messages import (BeginQuorumEpochRequest, DescribeQuorumRequest,
-                                     DescribeQuorumResponse, EndQuorumEpochRequest, FetchRequest,
-                                     Listener, VoteRequest)
+from minikafka.raft.messages import (BeginQuorumEpochRequest, BeginQuorumEpochResponse,
+                                     DescribeQuorumRequest, DescribeQuorumResponse,
+                                     EndQuorumEpochRequest, EndQuorumEpochResponse, FetchRequest,
+                                     FetchResponse, Listener, VoteRequest, VoteResponse)
 from minikafka.raft.quorum_state import LeaderAndEpoch, QuorumState
 from minikafka.raft.quorum_state_store import QuorumStateStore
-from minikafka.raft.raft_polls import RaftPolls, earliest
-from minikafka.raft.raft_requests import RaftRequestHandlers
-from minikafka.raft.raft_responses import RaftResponseHandlers
+from minikafka.raft.raft_polls import RaftPolls
 from minikafka.raft.raft_transitions import RaftTransitions
 from minikafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
-from minikafka.raft.request_manager import RequestManager
+from minikafka.raft.request_manager import RequestManager, earliest
+from minikafka.raft.vote_rpc import VoteRpc
 from minikafka.runtime.node import Envelope, Node, RequestTimedOut
 from minikafka.common.timing import TimingProfile
 
@@ -129,33 +143,42 @@ class KafkaRaftClient:
 
     def _build_parts(self) -> None:
         """The collaborators, each given what it uses (see the module docstring)."""
-        self.fetches = LeaderFetches(self.quorum, self.log, self.purgatory, reply=self.node.reply,
+        self.leader_fetches = LeaderFetches(self.quorum, self.log, self.purgatory, reply=self.node.reply,
                                      is_shutting_down=self._is_shutting_down,
                                      node_id=self.node_id, cluster_id=self.cluster_id)
-        self.transitions = RaftTransitions(self.quorum, self.log, self.requests, self.fetches,
+        self.transitions = RaftTransitions(self.quorum, self.log, self.requests, self.leader_fetches,
                                            emit=self.node.emit, node_id=self.node_id,
                                            voters=self.voters,
                                            append_linger_ms=self.append_linger_ms)
-        self.polls = RaftPolls(self.quorum, self.log, self.requests, self.transitions,
-                               self.fetches, send=self._send,
-                               is_shutting_down=self._is_shutting_down, node_id=self.node_id,
-                               voters=self.voters, cluster_id=self.cluster_id,
-                               directory_id=self.directory_id,
-                               fetch_max_wait_ms=self.fetch_max_wait_ms)
-        self.request_handlers = RaftRequestHandlers(
-            self.quorum, self.log, self.transitions, node_id=self.node_id,
-            cluster_id=self.cluster_id, voter_endpoints=self.voter_endpoints,
-            election_backoff_max_ms=self.election_backoff_max_ms)
-        self.response_handlers = RaftResponseHandlers(
-            self.quorum, self.log, self.transitions, rng=self.node.rng, emit=self.node.emit,
-            election_backoff_max_ms=self.election_backoff_max_ms)
-        handlers = self.request_handlers
-        self._handlers: dict[type, Callable[[Envelope, int], Any]] = {
-            VoteRequest: handlers.handle_vote_request,
-            BeginQuorumEpochRequest: handlers.handle_begin_quorum_epoch_request,
-            EndQuorumEpochRequest: handlers.handle_end_quorum_epoch_request,
-            FetchRequest: self.fetches.handle_fetch_request,
-            DescribeQuorumRequest: handlers.handle_describe_quorum_request}
+        self.vote = VoteRpc(self.quorum, self.log, self.requests, self.transitions,
+                            send=self._send, rng=self.node.rng, cluster_id=self.cluster_id,
+                            election_backoff_max_ms=self.election_backoff_max_ms)
+        self.begin_quorum_epoch = BeginQuorumEpochRpc(
+            self.quorum, self.requests, self.transitions, send=self._send, voters=self.voters,
+            cluster_id=self.cluster_id)
+        self.end_quorum_epoch = EndQuorumEpochRpc(
+            self.quorum, self.requests, self.transitions, send=self._send,
+            cluster_id=self.cluster_id, election_backoff_max_ms=self.election_backoff_max_ms)
+        self.fetch = FetchRpc(self.quorum, self.log, self.requests, self.transitions,
+                              self.leader_fetches, send=self._send, emit=self.node.emit,
+                              voters=self.voters, cluster_id=self.cluster_id,
+                              directory_id=self.directory_id,
+                              fetch_max_wait_ms=self.fetch_max_wait_ms)
+        self.describe = DescribeQuorumRpc(self.quorum, voter_endpoints=self.voter_endpoints)
+        self.polls = RaftPolls(self.quorum, self.log, self.transitions, self.leader_fetches, self.vote,
+                               self.begin_quorum_epoch, self.end_quorum_epoch, self.fetch,
+                               is_shutting_down=self._is_shutting_down, voters=self.voters)
+        self._request_handlers: dict[type, Callable[[Envelope, int], Any]] = {
+            VoteRequest: self.vote.handle_vote_request,
+            BeginQuorumEpochRequest: self.begin_quorum_epoch.handle_begin_quorum_epoch_request,
+            EndQuorumEpochRequest: self.end_quorum_epoch.handle_end_quorum_epoch_request,
+            FetchRequest: self.fetch.handle_fetch_request,
+            DescribeQuorumRequest: self.describe.handle_describe_quorum_request}
+        self._response_handlers: dict[type, Callable[[int, Any, Any, int], bool]] = {
+            VoteResponse: self.vote.handle_vote_response,
+            BeginQuorumEpochResponse: self.begin_quorum_epoch.handle_begin_quorum_epoch_response,
+            EndQuorumEpochResponse: self.end_quorum_epoch.handle_end_quorum_epoch_response,
+            FetchResponse: self.fetch.handle_fetch_response}
 
     def _is_shutting_down(self) -> bool:
         return self._shutting_down
@@ -268,12 +291,13 @@ class KafkaRaftClient:
     def _maybe_complete_shutdown(self, now: int) -> bool:
         if not self._shutting_down:
             return False
+        assert self._shutdown_deadline is not None      # set with _shutting_down
         timed_out = now >= self._shutdown_deadline
         leader = self.quorum.leader_id
         if not (timed_out or self.quorum.is_observer or self.quorum.is_only_voter()
                 or (leader is not None and leader != self.node_id)):
             return False
-        self.fetches.refuse_all(Errors.BROKER_NOT_AVAILABLE)
+        self.leader_fetches.refuse_all(Errors.BROKER_NOT_AVAILABLE)
         self.stopped = True
         self.node.cancel(POLL_TIMER)
         if self._on_shutdown_complete is not None:
@@ -282,11 +306,11 @@ class KafkaRaftClient:
 
     def describe_quorum(self) -> DescribeQuorumResponse:
         """The leader's view of voters and observers (DescribeQuorum)."""
-        return self.request_handlers.describe_quorum(self.node.now)
+        return self.describe.describe_quorum(self.node.now)
 
     def handle_request(self, envelope: Envelope) -> bool:
         """Answer a Raft request; False if ``envelope.body`` is not one (the host's then)."""
-        handler = self._handlers.get(type(envelope.body))
+        handler = self._request_handlers.get(type(envelope.body))
         if handler is None:
             return False
         if not self.stopped:
@@ -314,9 +338,16 @@ class KafkaRaftClient:
         if isinstance(response, RequestTimedOut):
             self.requests.on_response(source, correlation_id, False, now)
         elif self.requests.is_expected(source, correlation_id):
-            success = self.response_handlers.handle_response(source, request, response, now)
+            success = self._handle_response(source, request, response, now)
             self.requests.on_response(source, correlation_id, success, now)
         self._poll()
+
+    def _handle_response(self, source: int, request: Any, response: Any, now: int) -> bool:
+        """The RPC's response handler; True if the exchange succeeded."""
+        handler = self._response_handlers.get(type(response))
+        if handler is None:
+            raise ValueError(f"Received unexpected response type: {type(response).__name__}")
+        return handler(source, request, response, now)
 
     # ------------------------------------------------------------------ the poll loop
     def _poll(self) -> None:

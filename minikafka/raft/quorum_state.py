@@ -10,9 +10,15 @@ new leader), and draws the randomized election timeouts:
 ``election.timeout.ms + rng.randrange(election.timeout.ms)``, so that voters
 rarely time out together.
 
-`TRANSITIONS` and `OBSERVER_TRANSITIONS` are data on purpose: the widgets
-draw the state diagram from them, so the picture cannot drift from the code.
-Observers (brokers) only ever move between Unattached and Follower.
+The table is keyed by (state, `QuorumEvent`), as h11 keys its connection
+states: every ``transition_to_*`` method names the event that moves it, and
+an event the table does not list for the current state raises
+`IllegalTransition` (so does an event that leads elsewhere).  The transition
+methods add the checks a table cannot hold (epochs, ids).  `TRANSITIONS` and
+`OBSERVER_TRANSITIONS` are data on purpose: the stepper's state diagram
+(``minikafka/testing/quorum_state_diagram.py``: Graphviz DOT or a list of
+edges) is drawn from them, so the picture cannot drift from the code.  Observers
+(brokers) only ever move between Unattached and Follower.
 
 On start-up the replica resumes from the stored election state: a former
 leader starts Resigned in the same epoch (it must not vote there again, and
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from enum import Enum
 
 from minikafka.raft.epoch_state import (CandidateState, EpochState, FollowerState,
                                         ProspectiveState, ResignedState, UnattachedState)
@@ -36,52 +43,74 @@ from minikafka.raft.leader_state import LeaderState
 from minikafka.raft.quorum_state_store import ElectionState, QuorumStateStore
 from minikafka.raft.replicated_log import OffsetAndEpoch
 
-TRANSITIONS: dict[str, dict[str, str]] = {
-    "Unattached": {
-        "Unattached": "learned of a higher epoch, or granted a vote in this epoch",
-        "Prospective": "election timeout expired",
-        "Follower": "discovered a leader of this or a higher epoch",
-    },
-    "Prospective": {
-        "Prospective": "granted a vote in this epoch",
-        "Unattached": "learned of a higher epoch, or lost the pre-vote without a known leader",
-        "Candidate": "a majority granted the pre-vote",
-        "Follower": "discovered a leader, or lost the pre-vote and returns to the known leader",
-    },
-    "Candidate": {
-        "Unattached": "learned of a higher epoch",
-        "Prospective": "election timeout expired, or backoff after losing the election ended",
-        "Leader": "a majority granted the vote",
-        "Follower": "discovered a leader of this or a higher epoch",
-    },
-    "Leader": {
-        "Unattached": "learned of a higher epoch",
-        "Resigned": "graceful shutdown, resign request, or check-quorum failure",
-        "Follower": "discovered a leader of a higher epoch",
-    },
-    "Follower": {
-        "Unattached": "learned of a higher epoch",
-        "Prospective": "fetch timeout expired",
-        "Follower": "discovered a leader of a higher epoch",
-    },
-    "Resigned": {
-        "Unattached": "learned of a higher epoch, or election timeout expired (epoch + 1)",
-        "Follower": "discovered a leader of a higher epoch",
-    },
-}
-"""Voter transitions: ``TRANSITIONS[from][to]`` is the trigger, in words."""
+class QuorumEvent(Enum):
+    """What moves a replica from one epoch state to the next; the value says it in words."""
 
-OBSERVER_TRANSITIONS: dict[str, dict[str, str]] = {
-    "Unattached": {
-        "Unattached": "learned of a higher epoch",
-        "Follower": "discovered a leader of this or a higher epoch",
-    },
-    "Follower": {
-        "Unattached": "learned of a higher epoch",
-        "Follower": "discovered a leader of a higher epoch",
-    },
+    HIGHER_EPOCH = "learned of a higher epoch"
+    LEADER_DISCOVERED = "discovered a leader of this or a higher epoch"
+    VOTE_GRANTED = "granted a vote in this epoch"
+    ELECTION_TIMEOUT = "election timeout expired"
+    FETCH_TIMEOUT = "fetch timeout expired"
+    BACKOFF_EXPIRED = "backoff after losing the election ended"
+    PRE_VOTE_WON = "a majority granted the pre-vote"
+    PRE_VOTE_LOST = "lost the pre-vote, or its election timed out"
+    PRE_VOTE_LOST_TO_LEADER = "lost the pre-vote, or its election timed out; a leader is known"
+    VOTE_WON = "a majority granted the vote"
+    SHUTDOWN = "graceful shutdown"
+    RESIGN_REQUESTED = "resignation requested"
+    CHECK_QUORUM_FAILED = "no majority fetched within the check-quorum timeout"
+    ONLY_VOTER = "the only voter elects itself at once"
+
+
+_E = QuorumEvent
+
+TRANSITIONS: dict[tuple[str, QuorumEvent], str] = {
+    ("Unattached", _E.HIGHER_EPOCH): "Unattached",
+    ("Unattached", _E.VOTE_GRANTED): "Unattached",
+    ("Unattached", _E.LEADER_DISCOVERED): "Follower",
+    ("Unattached", _E.ELECTION_TIMEOUT): "Prospective",
+    ("Unattached", _E.ONLY_VOTER): "Prospective",
+    ("Prospective", _E.HIGHER_EPOCH): "Unattached",
+    ("Prospective", _E.VOTE_GRANTED): "Prospective",
+    ("Prospective", _E.LEADER_DISCOVERED): "Follower",
+    ("Prospective", _E.PRE_VOTE_WON): "Candidate",
+    ("Prospective", _E.PRE_VOTE_LOST): "Unattached",
+    ("Prospective", _E.PRE_VOTE_LOST_TO_LEADER): "Follower",
+    ("Candidate", _E.HIGHER_EPOCH): "Unattached",
+    ("Candidate", _E.LEADER_DISCOVERED): "Follower",
+    ("Candidate", _E.ELECTION_TIMEOUT): "Prospective",
+    ("Candidate", _E.BACKOFF_EXPIRED): "Prospective",
+    ("Candidate", _E.VOTE_WON): "Leader",
+    ("Leader", _E.HIGHER_EPOCH): "Unattached",
+    ("Leader", _E.LEADER_DISCOVERED): "Follower",
+    ("Leader", _E.SHUTDOWN): "Resigned",
+    ("Leader", _E.RESIGN_REQUESTED): "Resigned",
+    ("Leader", _E.CHECK_QUORUM_FAILED): "Resigned",
+    ("Follower", _E.HIGHER_EPOCH): "Unattached",
+    ("Follower", _E.LEADER_DISCOVERED): "Follower",
+    ("Follower", _E.FETCH_TIMEOUT): "Prospective",
+    ("Resigned", _E.HIGHER_EPOCH): "Unattached",
+    ("Resigned", _E.LEADER_DISCOVERED): "Follower",
+    ("Resigned", _E.ELECTION_TIMEOUT): "Unattached",
+    ("Resigned", _E.ONLY_VOTER): "Unattached",
+}
+"""Voter transitions: ``TRANSITIONS[(state, event)]`` is the state ``event`` moves ``state`` to.
+A pair missing from the table is illegal: `QuorumState` raises `IllegalTransition`.  A Follower
+or Leader moves on LEADER_DISCOVERED only for a higher epoch, Resigned to Unattached on
+ELECTION_TIMEOUT one epoch later (checks the transition methods add)."""
+
+OBSERVER_TRANSITIONS: dict[tuple[str, QuorumEvent], str] = {
+    ("Unattached", _E.HIGHER_EPOCH): "Unattached",
+    ("Unattached", _E.LEADER_DISCOVERED): "Follower",
+    ("Follower", _E.HIGHER_EPOCH): "Unattached",
+    ("Follower", _E.LEADER_DISCOVERED): "Follower",
 }
 """Observer (broker) transitions, same shape as `TRANSITIONS`."""
+
+
+class IllegalTransition(RuntimeError):
+    """An event the transition table does not allow in the current state (h11's
+    ``LocalProtocolError``, in spirit): a bug in the caller, never a peer's doing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,10 +201,20 @@ class QuorumState:
         self._durable_transition_to(state)
 
     # ------------------------------------------------------------------ transitions
-    def _check(self, to: str) -> None:
+    def next_state(self, event: QuorumEvent) -> str:
+        """The state ``event`` leads to from the current one; `IllegalTransition` if none."""
         table = TRANSITIONS if self.is_voter else OBSERVER_TRANSITIONS
-        if to not in table.get(self.state.name, {}):
-            raise RuntimeError(f"Cannot transition to {to} from current state {self.state}")
+        target = table.get((self.state.name, event))
+        if target is None:
+            raise IllegalTransition(f"Cannot handle {event.name} in current state {self.state}")
+        return target
+
+    def _check(self, event: QuorumEvent, to: str) -> None:
+        """Consult the table: ``event`` must be legal here and lead to ``to``."""
+        target = self.next_state(event)
+        if target != to:
+            raise IllegalTransition(f"Cannot transition to {to} from current state {self.state}: "
+                                    f"{event.name} leads to {target}")
 
     def _durable_transition_to(self, state: EpochState) -> None:
         self.store.write_election_state(state.election())
@@ -184,13 +223,14 @@ class QuorumState:
     def _memory_transition_to(self, state: EpochState) -> None:
         self.state = state
 
-    def transition_to_unattached(self, epoch: int, now: int, leader_id: int | None = None) -> None:
+    def transition_to_unattached(self, event: QuorumEvent, epoch: int, now: int,
+                                 leader_id: int | None = None) -> None:
         """A higher epoch without a known leader, or (Prospective/Resigned) giving up."""
         current = self.state
         if epoch < current.epoch or (epoch == current.epoch and current.name != "Prospective"):
             raise RuntimeError(f"Cannot transition to Unattached with epoch {epoch} from "
                                f"current state {current}")
-        self._check("Unattached")
+        self._check(event, "Unattached")
         deadline = self._unattached_deadline(now)
         voted = current.voted_id if epoch == current.epoch else None
         self._durable_transition_to(UnattachedState(epoch, self.voters, current.high_watermark,
@@ -215,7 +255,7 @@ class QuorumState:
                 or not isinstance(current, (UnattachedState, ProspectiveState)):
             raise RuntimeError(f"Cannot add voted key ({candidate_id}) to current state "
                                f"({current}) in epoch {epoch}")
-        self._check(current.name)
+        self._check(QuorumEvent.VOTE_GRANTED, current.name)
         deadline = now + self.random_election_timeout_ms()   # the candidate is as likely as us
         if isinstance(current, UnattachedState):
             new: EpochState = UnattachedState(epoch, self.voters, current.high_watermark, deadline,
@@ -225,7 +265,8 @@ class QuorumState:
                                    current.retries, deadline, current.leader_id, candidate_id)
         self._durable_transition_to(new)
 
-    def transition_to_follower(self, epoch: int, leader_id: int, now: int) -> None:
+    def transition_to_follower(self, event: QuorumEvent, epoch: int, leader_id: int,
+                               now: int) -> None:
         current = self.state
         if leader_id == self.local_id or leader_id not in self.voters:
             raise RuntimeError(f"Cannot transition to Follower with leader {leader_id} and epoch "
@@ -235,18 +276,18 @@ class QuorumState:
                                      and current.name in ("Follower", "Leader")):
             raise RuntimeError(f"Cannot transition to Follower with leader {leader_id} and epoch "
                                f"{epoch} from state {current}")
-        self._check("Follower")
+        self._check(event, "Follower")
         voted = current.voted_id if epoch == current.epoch else None   # never vote twice per epoch
         self._durable_transition_to(FollowerState(epoch, leader_id, self.voters,
                                                   current.high_watermark, self.fetch_timeout_ms,
                                                   now, voted))
 
-    def transition_to_prospective(self, now: int) -> None:
+    def transition_to_prospective(self, event: QuorumEvent, now: int) -> None:
         current = self.state
         if self.is_observer or current.name in ("Leader", "Prospective"):
             raise RuntimeError(f"Cannot transition to Prospective since the local broker.id="
                                f"{self.local_id} is state {current}")
-        self._check("Prospective")
+        self._check(event, "Prospective")
         retries = current.retries + 1 if isinstance(current, CandidateState) else 1
         # Nothing persisted changes: same epoch, same leader, same vote.
         self._memory_transition_to(ProspectiveState(
@@ -258,7 +299,7 @@ class QuorumState:
         if not isinstance(current, ProspectiveState):
             raise RuntimeError(f"Cannot transition to Candidate since the local broker.id="
                                f"{self.local_id} is state {current}")
-        self._check("Candidate")
+        self._check(QuorumEvent.PRE_VOTE_WON, "Candidate")
         self._durable_transition_to(CandidateState(
             self.local_id, current.epoch + 1, self.voters, current.high_watermark,
             current.retries, now + self.random_election_timeout_ms()))
@@ -269,17 +310,18 @@ class QuorumState:
             raise RuntimeError(f"Cannot transition to Leader from current state {current}")
         if not current.epoch_election.is_vote_granted():
             raise RuntimeError("Cannot become leader without majority votes granted")
-        self._check("Leader")
+        self._check(QuorumEvent.VOTE_WON, "Leader")
         leader = LeaderState(self.local_id, current.epoch, epoch_start_offset, self.voters,
                              tuple(current.epoch_election.granting_voters),
                              self.fetch_timeout_ms, now)
         self._durable_transition_to(leader)
         return leader
 
-    def transition_to_resigned(self, preferred_successors: tuple[int, ...], now: int) -> None:
+    def transition_to_resigned(self, event: QuorumEvent, preferred_successors: tuple[int, ...],
+                               now: int) -> None:
         if not isinstance(self.state, LeaderState):
             raise RuntimeError(f"Invalid transition to Resigned state from {self.state}")
-        self._check("Resigned")
+        self._check(event, "Resigned")
         # Soft state: a leader always restarts as Resigned anyway, so nothing to persist.
         self._memory_transition_to(ResignedState(
             self.local_id, self.state.epoch, self.voters,

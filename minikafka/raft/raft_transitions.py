@@ -1,4 +1,5 @@
-"""`RaftTransitions`: every change of the epoch state, with what must happen around it.
+"""`RaftTransitions`: every change of the epoch state, with what must happen around it, and
+the rules every RPC shares (news from a peer, voter-only requests).
 
 Theory of operation
 -------------------
@@ -15,37 +16,69 @@ response -- has the same ones:
   its epoch, opens an accumulator for appends and emits ``controller_elected``;
 * a lone voter elects itself at once.
 
+Every transition names the `QuorumEvent` that causes it, and `QuorumState`
+checks the pair (state, event) against its transition table.
+
 `maybe_transition` is the rule shared by requests and responses: adopt a
 newer epoch (following its leader if it names one), or the leader of our
 own epoch when we did not know it; a message contradicting the leader we
-know is a bug and raises.
+know is a bug and raises.  Every response carries the responder's epoch and
+leader: `maybe_handle_common_response` runs before the API-specific part of
+each RPC's response handler (see the ``*_rpc`` modules), and
+`validate_voter_only_request` is the check of the requests only voters send
+(Vote, Begin/EndQuorumEpoch).
 
 The leader's `BatchAccumulator` lives here because only transitions open and
 close it: `accumulator` is None unless this replica leads.
 
-Mirrors the ``transitionTo*``, ``onBecome*``, ``maybeTransition`` and
-``hasConsistentLeader`` methods of Kafka's ``KafkaRaftClient``.
+The parked fetches the leader drops or answers are reached through the
+small `ParkedFetches` interface (`fetch_rpc.LeaderFetches` implements it), so
+this module needs no RPC module.
+
+Mirrors the ``transitionTo*``, ``onBecome*``, ``maybeTransition``,
+``hasConsistentLeader``, ``maybeHandleCommonResponse`` and
+``validateVoterOnlyRequest`` methods of Kafka's ``KafkaRaftClient``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable, Protocol
 
 from minikafka.common.errors import Errors
 from minikafka.raft.batch_accumulator import BatchAccumulator
-from minikafka.raft.epoch_state import CandidateState, ResignedState
-from minikafka.raft.leader_fetches import LeaderFetches
+from minikafka.raft.epoch_state import CandidateState, EpochState, ProspectiveState, ResignedState
 from minikafka.raft.leader_state import LeaderState
-from minikafka.raft.quorum_state import QuorumState
+from minikafka.raft.quorum_state import QuorumEvent, QuorumState
 from minikafka.raft.replicated_log import LeaderChangeMessage, ReplicatedLog
 from minikafka.raft.request_manager import RequestManager
+
+
+TOP_LEVEL_ERRORS = {Errors.INCONSISTENT_CLUSTER_ID}
+"""Errors that concern the whole exchange: the response's epoch and leader mean nothing."""
+
+
+class ParkedFetches(Protocol):
+    """What a transition does to the leader's parked fetches (`fetch_rpc.LeaderFetches`)."""
+
+    def refuse_all(self, error: Errors) -> None: ...
+
+    def on_leader_end_offset(self, state: LeaderState, now: int) -> None: ...
+
+
+def validate_voter_only_request(quorum: QuorumState, remote_id: int, epoch: int) -> Errors | None:
+    """Kafka's ``validateVoterOnlyRequest``: None if a voter's request may be handled."""
+    if epoch < quorum.epoch:
+        return Errors.FENCED_LEADER_EPOCH
+    if remote_id < 0:
+        return Errors.INVALID_REQUEST
+    return None
 
 
 class RaftTransitions:
     """Moves the quorum state and applies the side effects of each move."""
 
     def __init__(self, quorum: QuorumState, log: ReplicatedLog, requests: RequestManager,
-                 fetches: LeaderFetches, *, emit: Callable[..., None], node_id: int,
+                 fetches: ParkedFetches, *, emit: Callable[..., None], node_id: int,
                  voters: frozenset[int], append_linger_ms: int):
         self.quorum = quorum
         self.log = log
@@ -58,21 +91,24 @@ class RaftTransitions:
         self.accumulator: BatchAccumulator | None = None   # leader only: appends in linger
 
     # ------------------------------------------------------------------ the transitions
-    def to_unattached(self, epoch: int, now: int, leader_id: int | None = None) -> None:
+    def to_unattached(self, event: QuorumEvent, epoch: int, now: int,
+                      leader_id: int | None = None) -> None:
         previous = self.quorum.state
-        self.quorum.transition_to_unattached(epoch, now, leader_id)
+        self.quorum.transition_to_unattached(event, epoch, now, leader_id)
         self.after_transition(previous, now, f"a newer epoch {epoch} was discovered")
 
-    def to_follower(self, epoch: int, leader_id: int, now: int) -> None:
+    def to_follower(self, event: QuorumEvent, epoch: int, leader_id: int, now: int) -> None:
         previous = self.quorum.state
-        self.quorum.transition_to_follower(epoch, leader_id, now)
+        self.quorum.transition_to_follower(event, epoch, leader_id, now)
         self.after_transition(previous, now, f"controller {leader_id} leads epoch {epoch}")
 
-    def to_prospective(self, now: int) -> None:
+    def to_prospective(self, event: QuorumEvent, now: int) -> None:
         previous = self.quorum.state
-        self.quorum.transition_to_prospective(now)
+        self.quorum.transition_to_prospective(event, now)
         self.after_transition(previous, now)
-        if self.quorum.state.epoch_election.is_vote_granted():   # a single voter needs nobody
+        state = self.quorum.state
+        assert isinstance(state, ProspectiveState)
+        if state.epoch_election.is_vote_granted():   # a single voter needs nobody
             self.to_candidate(now)
 
     def to_candidate(self, now: int) -> None:
@@ -80,20 +116,20 @@ class RaftTransitions:
         self.quorum.transition_to_candidate(now)
         self.after_transition(previous, now)
 
-    def to_resigned(self, state: LeaderState, reason: str, now: int) -> None:
+    def to_resigned(self, event: QuorumEvent, state: LeaderState, reason: str, now: int) -> None:
         successors = state.non_leader_voters_by_descending_fetch_offset()
-        self.quorum.transition_to_resigned(successors, now)
+        self.quorum.transition_to_resigned(event, successors, now)
         self._emit_resigned(state, reason)
         self.after_transition(state, now)
 
     def elect_only_voter(self, now: int) -> None:
         state = self.quorum.state
         if isinstance(state, ResignedState):
-            self.to_unattached(state.epoch + 1, now)
+            self.to_unattached(QuorumEvent.ONLY_VOTER, state.epoch + 1, now)
         if isinstance(self.quorum.state, CandidateState):
             self.after_transition(None, now)
         elif not isinstance(self.quorum.state, LeaderState):
-            self.to_prospective(now)
+            self.to_prospective(QuorumEvent.ONLY_VOTER, now)
 
     def become_leader(self, now: int) -> None:
         epoch_start_offset = self.log.end_offset
@@ -112,7 +148,7 @@ class RaftTransitions:
         self.fetches.on_leader_end_offset(state, now)
 
     # ------------------------------------------------------------------ side effects
-    def after_transition(self, previous: Any, now: int, reason: str = "") -> None:
+    def after_transition(self, previous: EpochState | None, now: int, reason: str = "") -> None:
         """Side effects of every state change (Kafka's ``onBecome*`` methods)."""
         self.requests.reset_all()
         if isinstance(previous, LeaderState):
@@ -141,14 +177,33 @@ class RaftTransitions:
                                f"and epoch {self.quorum.epoch}")
         if epoch > self.quorum.epoch:
             if leader is not None:
-                self.to_follower(epoch, leader, now)
+                self.to_follower(QuorumEvent.LEADER_DISCOVERED, epoch, leader, now)
             else:
-                self.to_unattached(epoch, now)
+                self.to_unattached(QuorumEvent.HIGHER_EPOCH, epoch, now)
             return True
         if leader is not None and self.quorum.leader_id is None:
-            self.to_follower(epoch, leader, now)
+            self.to_follower(QuorumEvent.LEADER_DISCOVERED, epoch, leader, now)
             return True
         return False
+
+    def maybe_handle_common_response(self, error: Errors, leader_id: int, epoch: int,
+                                     now: int) -> bool | None:
+        """React to the epoch/leader in any response; None means "go on with the API handler",
+        otherwise whether the exchange succeeded."""
+        leader = None if leader_id < 0 else leader_id
+        if epoch < self.quorum.epoch or error is Errors.UNKNOWN_LEADER_EPOCH:
+            return True      # our epoch is newer; the answer is no longer relevant
+        if epoch > self.quorum.epoch or error in (Errors.FENCED_LEADER_EPOCH,
+                                                  Errors.NOT_LEADER_OR_FOLLOWER):
+            return self.maybe_transition(leader, epoch, now)
+        if leader is not None and self.quorum.leader_id is None:
+            self.to_follower(QuorumEvent.LEADER_DISCOVERED, epoch, leader, now)
+            return None if error is Errors.NONE else True
+        if error is Errors.BROKER_NOT_AVAILABLE:
+            return False
+        if error is Errors.INVALID_REQUEST:
+            raise RuntimeError("Received unexpected invalid request error")
+        return None
 
     def _has_consistent_leader(self, epoch: int, leader: int | None) -> bool:
         if leader is not None and leader == self.node_id:

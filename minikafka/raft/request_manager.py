@@ -95,3 +95,10 @@ class RequestManager:
         if not candidates or any(self.has_in_flight(n) for n in candidates):
             return None
         return min(self._get(n).backoff_until for n in candidates)
+
+
+def earliest(*deadlines: int | None) -> int | None:
+    """The first of the deadlines that are set; None if none is (when a poll next needs to run,
+    given the peers' ready times and the state's timers)."""
+    present = [d for d in deadlines if d is not None]
+    return min(present) if present else None

@@ -45,7 +45,9 @@ answers every read (``state()``, ``queue()``, ``timers()``, ``log()``); the
 stepper owns the controls, the timeline (`History`) and its subscribers.
 ``print`` gives the picture as text (``text()``), stable enough for nbval;
 `check_invariants` runs Raft's safety checks (`RaftInvariantChecker`, the
-one the raft tests use) over the controllers as they are now.  Recipes for
+one the raft tests use) over the controllers as they are now;
+``state_diagram(node)`` draws the epoch-state diagram (Graphviz DOT) from
+the transition table the raft code consults, that controller's state filled.  Recipes for
 the lesson's scenarios are in `quorum_scenarios`.
 
 This module imports nothing from ``widgets``: ``widgets.QuorumStepper`` is
@@ -74,6 +76,7 @@ from minikafka.testing.quorum_stepper_next import (NEXT_EVENT_LIMIT_MS, NEXT_EVE
                                                    NextEvent, bound_text, landed_text, matters)
 from minikafka.testing.quorum_stepper_text import (change_line, describe_message, headline, seconds,
                                                    start_line, stepper_text)
+from minikafka.testing.quorum_state_diagram import transition_dot
 from minikafka.testing.raft_invariants import RaftInvariantChecker
 from minikafka.testing.stepped_quorum import SteppedQuorum
 from minikafka.common.timing import KAFKA
@@ -502,6 +505,13 @@ class QuorumStepper:
         """The ``__cluster_metadata`` log of ``node_id``: offset, epoch, record, committed."""
         self._check_open()
         return self._quorum.log(self._controller(node_id))
+
+    def state_diagram(self, node_id: int) -> str:
+        """The epoch-state diagram as Graphviz DOT, ``node_id``'s current state filled.  It is
+        drawn from the transition table the raft code checks every transition against
+        (`quorum_state_diagram`), so it shows exactly the moves the controllers can make."""
+        self._check_open()
+        return transition_dot(current=self.state()[self._controller(node_id)]["role"])
 
     def check_invariants(self) -> list[str]:
         """Raft's safety properties over the controllers as they are now (one leader per

@@ -4,7 +4,10 @@ import random
 
 import pytest
 
-from minikafka.raft.quorum_state import OBSERVER_TRANSITIONS, TRANSITIONS, LeaderAndEpoch, QuorumState
+from minikafka.raft.quorum_state import (OBSERVER_TRANSITIONS, TRANSITIONS, IllegalTransition,
+                                        LeaderAndEpoch, QuorumEvent, QuorumState)
+
+E = QuorumEvent
 from minikafka.raft.quorum_state_store import ElectionState, MemoryQuorumStateStore
 from minikafka.raft.replicated_log import OffsetAndEpoch
 
@@ -59,7 +62,7 @@ def test_observer_starts_unattached_without_an_election_timer():
 
 def test_full_election_path_and_what_each_step_persists():
     state = quorum()
-    state.transition_to_prospective(now=1300)
+    state.transition_to_prospective(E.ELECTION_TIMEOUT, now=1300)
     assert state.name == "Prospective" and len(state.store.history) == 1   # pre-vote persists nothing
     state.transition_to_candidate(now=1310)
     assert state.store.read_election_state() == ElectionState(1, None, 1, VOTERS)
@@ -67,7 +70,7 @@ def test_full_election_path_and_what_each_step_persists():
     leader = state.transition_to_leader(epoch_start_offset=0, now=1320)
     assert leader.granting_voters == (1, 2)
     assert state.store.read_election_state() == ElectionState(1, 1, None, VOTERS)
-    state.transition_to_resigned((2, 3), now=1330)
+    state.transition_to_resigned(E.SHUTDOWN, (2, 3), now=1330)
     assert state.name == "Resigned" and state.store.read_election_state().leader_id == 1
 
 
@@ -77,14 +80,14 @@ def test_voting_persists_before_anything_else():
     assert state.store.read_election_state() == ElectionState(0, None, 2, VOTERS)
     with pytest.raises(RuntimeError, match="Cannot add voted key"):
         state.add_voted_state(0, 3, now=1100)
-    state.transition_to_follower(0, 2, now=1200)
+    state.transition_to_follower(E.LEADER_DISCOVERED, 0, 2, now=1200)
     assert state.voted_id == 2                       # the vote survives into the follower state
 
 
 def test_prospective_returns_to_unattached_keeping_its_vote():
     state = quorum(stored=ElectionState(3, voted_id=2, voters=VOTERS))
-    state.transition_to_prospective(now=1500)
-    state.transition_to_unattached(3, now=1700)
+    state.transition_to_prospective(E.ELECTION_TIMEOUT, now=1500)
+    state.transition_to_unattached(E.PRE_VOTE_LOST, 3, now=1700)
     assert (state.name, state.epoch, state.voted_id) == ("Unattached", 3, 2)
 
 
@@ -95,34 +98,47 @@ def test_illegal_transitions_raise():
     with pytest.raises(RuntimeError, match="Cannot become leader|Cannot transition to Leader"):
         state.transition_to_leader(0, now=1000)
     with pytest.raises(RuntimeError, match="Invalid transition to Resigned"):
-        state.transition_to_resigned((), now=1000)
+        state.transition_to_resigned(E.SHUTDOWN, (), now=1000)
     with pytest.raises(RuntimeError, match="Cannot transition to Unattached with epoch 0"):
-        state.transition_to_unattached(0, now=1000)
+        state.transition_to_unattached(E.HIGHER_EPOCH, 0, now=1000)
     with pytest.raises(RuntimeError, match="Cannot transition to Follower"):
-        state.transition_to_follower(1, 1, now=1000)        # ourselves
+        state.transition_to_follower(E.LEADER_DISCOVERED, 1, 1, now=1000)        # ourselves
     observer = quorum(local_id=101)
     with pytest.raises(RuntimeError, match="Cannot transition to Prospective"):
-        observer.transition_to_prospective(now=1000)
+        observer.transition_to_prospective(E.ELECTION_TIMEOUT, now=1000)
 
 
 def test_leader_cannot_become_follower_in_its_own_epoch():
     state = quorum()
-    state.transition_to_prospective(1000)
+    state.transition_to_prospective(E.ELECTION_TIMEOUT, 1000)
     state.transition_to_candidate(1000)
     state.state.epoch_election.record_vote(2, True)
     state.transition_to_leader(0, 1000)
     with pytest.raises(RuntimeError, match="Cannot transition to Follower with leader 2 and epoch 1"):
-        state.transition_to_follower(1, 2, now=1000)
-    state.transition_to_follower(2, 2, now=1000)
+        state.transition_to_follower(E.LEADER_DISCOVERED, 1, 2, now=1000)
+    state.transition_to_follower(E.LEADER_DISCOVERED, 2, 2, now=1000)
     assert state.leader_and_epoch == LeaderAndEpoch(2, 2)
 
 
 def test_transition_tables_are_complete_and_consistent():
     states = {"Unattached", "Prospective", "Candidate", "Leader", "Follower", "Resigned"}
-    assert set(TRANSITIONS) == states
-    assert all(set(targets) <= states and targets for targets in TRANSITIONS.values())
-    assert set(OBSERVER_TRANSITIONS) == {"Unattached", "Follower"}
-    assert all(set(t) <= {"Unattached", "Follower"} for t in OBSERVER_TRANSITIONS.values())
-    assert "Candidate" not in TRANSITIONS["Unattached"]    # KIP-996: only via Prospective
-    assert all("Candidate" not in t for s, t in TRANSITIONS.items() if s != "Prospective")
-    assert all(isinstance(reason, str) and reason for t in TRANSITIONS.values() for reason in t.values())
+    assert {state for state, _ in TRANSITIONS} == states
+    assert set(TRANSITIONS.values()) <= states
+    assert all(isinstance(event, QuorumEvent) for _, event in TRANSITIONS)
+    assert {event for _, event in TRANSITIONS} == set(QuorumEvent)    # every event is used
+    observer_states = {"Unattached", "Follower"}
+    assert {s for s, _ in OBSERVER_TRANSITIONS} | set(OBSERVER_TRANSITIONS.values()) == observer_states
+    assert OBSERVER_TRANSITIONS.items() <= TRANSITIONS.items()
+    # KIP-996: only a won pre-vote makes a Candidate, only a won vote a Leader
+    assert [k for k, to in TRANSITIONS.items() if to == "Candidate"] == [("Prospective", E.PRE_VOTE_WON)]
+    assert [k for k, to in TRANSITIONS.items() if to == "Leader"] == [("Candidate", E.VOTE_WON)]
+
+
+def test_an_event_the_table_does_not_list_raises():
+    state = quorum()
+    with pytest.raises(IllegalTransition, match="Cannot handle FETCH_TIMEOUT in current state"):
+        state.transition_to_prospective(E.FETCH_TIMEOUT, now=1000)     # Unattached has no fetch timer
+    with pytest.raises(IllegalTransition, match="HIGHER_EPOCH leads to Unattached"):
+        state.transition_to_follower(E.HIGHER_EPOCH, 1, 2, now=1000)
+    assert state.next_state(E.ELECTION_TIMEOUT) == "Prospective"
+    assert state.name == "Unattached"                                  # nothing moved

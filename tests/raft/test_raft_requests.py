@@ -100,7 +100,7 @@ def test_end_quorum_epoch_shortens_the_fetch_timeout_by_rank():
 @pytest.mark.parametrize("successors, delay", [((1, 2, 3), 0), ((2, 1, 3), 50), ((2, 3, 1), 100),
                                                ((2, 3), 200), ((), 0)])
 def test_strict_exponential_backoff_of_successors(successors, delay):
-    assert single_node().client.request_handlers.end_epoch_backoff_ms(successors) == delay
+    assert single_node().client.end_quorum_epoch.end_epoch_backoff_ms(successors) == delay
 
 
 # ---------------------------------------------------------------------- Fetch

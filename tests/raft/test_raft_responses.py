@@ -152,9 +152,9 @@ def test_lost_election_backs_off_before_trying_again():
 
 def test_binary_exponential_election_backoff_is_bounded():
     client = single_node().client
-    first = {client.response_handlers.binary_exponential_election_backoff_ms(1) for _ in range(300)}
+    first = {client.vote.binary_exponential_election_backoff_ms(1) for _ in range(300)}
     assert min(first) >= 0 and max(first) < 100                   # 50 * {0,1} + jitter < 50
-    late = [client.response_handlers.binary_exponential_election_backoff_ms(30) for _ in range(300)]
+    late = [client.vote.binary_exponential_election_backoff_ms(30) for _ in range(300)]
     assert max(late) < 200 + 50 and max(late) >= 200              # capped at backoff.max + jitter
     with pytest.raises(ValueError, match="Retries 0 should be larger than zero"):
-        client.response_handlers.binary_exponential_election_backoff_ms(0)
+        client.vote.binary_exponential_election_backoff_ms(0)
