@@ -24,7 +24,10 @@ that touch both:
 * **ConsumerGroupDescribe**: each group's epochs, assignor and members, with
   topic names looked up in the current metadata;
 * **DeleteGroups**: an Empty group is deleted by writing a tombstone for each
-  of its offsets and one for the group, and replaying them once committed;
+  of its offsets and then for the group (a classic group: its metadata
+  record; a consumer group: its target-assignment metadata, subscription
+  metadata and epoch records, as 4.3.1 does), and replaying them once
+  committed; a consumer group with members is refused with NON_EMPTY_GROUP;
 * **OffsetDelete**: the offsets manager decides which partitions' offsets
   go; their tombstones are written and replayed once committed;
 * **deleted topics**: when the metadata says topics were deleted, the shard
@@ -69,6 +72,15 @@ from minikafka.coordinator.requests import (
     DeletableGroupResult, ListedGroup, OffsetDeleteRequest, OffsetDeleteResponse,
 )
 from minikafka.coordinator.topic_metadata import TopicsImage
+
+
+def _consumer_group_tombstones(group_id: str) -> list[consumer_group_records.ConsumerGroupRecord]:
+    """The tombstones 4.3.1's ``ConsumerGroup.createGroupTombstoneRecords`` writes for an Empty group
+    (no member records are left): its target-assignment metadata, its subscription metadata, its epoch."""
+    return [consumer_group_records.ConsumerGroupRecord(key(group_id), None) for key in (
+        consumer_group_records.ConsumerGroupTargetAssignmentMetadataKey,
+        consumer_group_records.ConsumerGroupPartitionMetadataKey,
+        consumer_group_records.ConsumerGroupMetadataKey)]
 
 
 def _no_topics() -> TopicsImage:
@@ -263,22 +275,35 @@ class GroupCoordinatorShard:
         results: list[DeletableGroupResult] = []
         offset_records: list[Record] = []
         removed: dict[str, int] = {}
+        consumer_tombstones: list[consumer_group_records.ConsumerGroupRecord] = []
+        group_records: list[Record] = []
         for group_id in group_ids:
-            try:
-                self.groups.validate_delete(group_id)
-            except KafkaException as exc:
-                results.append(DeletableGroupResult(group_id, exc.error))
-                continue
-            tombstones = self.offsets.delete_all_offsets(group_id)
+            consumer_group = self.consumer.groups.get(group_id)
+            if consumer_group is not None and not consumer_group.deleted:
+                if consumer_group.members:      # 4.3.1's ConsumerGroup.validateDeleteGroup
+                    results.append(DeletableGroupResult(group_id, Errors.NON_EMPTY_GROUP))
+                    continue
+                tombstones = self.offsets.delete_all_offsets(group_id)
+                ends = _consumer_group_tombstones(group_id)
+                consumer_tombstones.extend(ends)
+                group_records.extend(tombstones + [consumer_group_records.encode_record(r) for r in ends])
+            else:
+                try:
+                    self.groups.validate_delete(group_id)
+                except KafkaException as exc:
+                    results.append(DeletableGroupResult(group_id, exc.error))
+                    continue
+                tombstones = self.offsets.delete_all_offsets(group_id)
+                group_records.extend(tombstones + [group_metadata_record(group_id, None)])
             offset_records.extend(tombstones)
             removed[group_id] = len(tombstones)
             results.append(DeletableGroupResult(group_id))
         if not removed:
             respond(results)
             return
-        # Like Kafka, the groups disappear as the tombstones are written, not when committed.
+        # Like Kafka, the classic groups disappear as the tombstones are written, not when committed.
         dropped = [g for g in (self.groups.remove_group(gid) for gid in removed) if g is not None]
-        records = offset_records + [group_metadata_record(gid, None) for gid in removed]
+        records = group_records
 
         def written(error: Errors) -> None:
             if error is not Errors.NONE:
@@ -288,6 +313,8 @@ class GroupCoordinatorShard:
                 respond([DeletableGroupResult(g, mapped) for g in group_ids])
                 return
             self.replay_all(offset_records)
+            for record in consumer_tombstones:
+                self.consumer.replay(record)
             for group_id, n in removed.items():
                 self.ctx.emit("group_deleted", f"group {group_id} deleted with its {n} committed "
                               f"offsets", group=group_id, offsets=n)

@@ -13,7 +13,7 @@ from minikafka.coordinator.consumer_group_heartbeat import ConsumerGroupHeartbea
 from minikafka.coordinator.consumer_group_records import ConsumerGroupMemberMetadataKey, decode_record
 from minikafka.coordinator.group_coordinator_config import GroupCoordinatorConfig
 from minikafka.coordinator.requests import (
-    ListGroupsRequest, OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic,
+    DeleteGroupsRequest, ListGroupsRequest, OffsetCommitRequest, OffsetCommitRequestPartition, OffsetCommitRequestTopic,
     OffsetFetchRequest, OffsetFetchRequestGroup, OffsetFetchRequestTopics,
 )
 from minikafka.coordinator.topic_metadata import TopicMetadata, TopicsImage
@@ -213,3 +213,31 @@ def test_an_older_epoch_commits_the_partitions_assigned_before_it_kip_1251():
     assert _commit(h, "a", first_epoch, partitions=(kept, given)) is Errors.STALE_MEMBER_EPOCH
     assert _commit(h, "b", epoch_b - 1, partitions=(given,)) is Errors.STALE_MEMBER_EPOCH   # b's since epoch_b
     assert _commit(h, "b", epoch_b, partitions=(given,)) is Errors.NONE
+
+
+def _delete(h, group_id=GROUP):
+    box = Box()
+    h.coordinator.handle_delete_groups(DeleteGroupsRequest((group_id,)), box)
+    h.settle()
+    return box.value.results
+
+
+def test_delete_groups_refuses_a_consumer_group_with_members_and_deletes_an_empty_one():
+    h = _harness()
+    state = settle_two_members(h)
+    assert _commit(h, "a", state["a"][0]) is Errors.NONE
+    [refused] = _delete(h)
+    assert refused.error_code is Errors.NON_EMPTY_GROUP          # 4.3.1: "The group is not empty."
+    for name in ("a", "b"):
+        left = heartbeat(h, name, -1)                            # LeaveGroup: epoch -1
+        assert left.error is Errors.NONE, left
+    before = len(h.log[h.partition])
+    [deleted] = _delete(h)
+    assert deleted.error_code is Errors.NONE
+    written = h.log[h.partition][before:]
+    assert len(written) == 4                                     # the offset, then the group's three records
+    assert all(value is None for _, value in written)
+    box = Box()
+    h.coordinator.handle_consumer_group_describe([GROUP], box)
+    assert box.value[0]["error"] is Errors.GROUP_ID_NOT_FOUND
+    assert _fetch(h, None, -1).topics[0].partitions[0].committed_offset == -1

@@ -35,11 +35,12 @@ def groups_tool(side, *args: str) -> ToolRun:
 
 
 @contextlib.contextmanager
-def active_member(side, topic: str, group: str):
-    """Kafka's console consumer stays in ``group``, having read the six records of ``topic``, while the
-    block runs; the group is Stable when it starts."""
+def active_member(side, topic: str, group: str, protocol: str = "classic"):
+    """Kafka's console consumer (``group.protocol`` ``protocol``) stays in ``group``, having read the six
+    records of ``topic``, while the block runs; the group is Stable when it starts."""
     with start_kafka_tool("kafka-console-consumer", ["--bootstrap-server", side.bootstrap_servers, "--topic",
-                                                    topic, "--group", group, "--from-beginning"],
+                                                    topic, "--group", group, "--from-beginning",
+                                                    "--command-property", f"group.protocol={protocol}"],
                           quiet=True) as consumer:
         consumer.wait_for_output(r"(?s)(v\d.*){6}", timeout=60)
         side.wait_until(lambda: "Stable" in groups_tool(side, "--describe", "--group", group, "--state").stdout,
@@ -79,6 +80,20 @@ def test_active_member(single):
         return described
     single.play("groups: describe a group with an active member (members, assignment, state)", scenario,
                 area="groups")
+
+
+def test_consumer_protocol_member(single):
+    def scenario(side):
+        fill(side, "g-next")
+        with active_member(side, "g-next", "next", protocol="consumer"):
+            described = {"describe": groups_tool(side, "--describe", "--group", "next"),
+                         "members": groups_tool(side, "--describe", "--group", "next", "--members", "--verbose"),
+                         "state": groups_tool(side, "--describe", "--group", "next", "--state", "--verbose"),
+                         "list": groups_tool(side, "--list", "--type"),
+                         "delete while active": groups_tool(side, "--delete", "--group", "next")}
+        return described
+    single.play("groups: a consumer-protocol (KIP-848) member: describe (members, assignment, epochs, state), "
+                "list with types", scenario, area="groups")
 
 
 def test_reset_offsets(single):
