@@ -28,12 +28,12 @@ test fails when
   another order than `LAYERS`;
 * a package exists that `LAYERS` does not place.
 
-`TEMPORARY_ALLOWED` lists the one known violation left; its entry says why
-and what removes it.
+`TEMPORARY_ALLOWED` lists known violations, each saying why and what removes
+it; it is empty today.
 
 Imports spelled as strings (``importlib.import_module``) are not seen; the
 project uses them only where a table of plug-in modules is loaded by name
-(``minikafka.cli.tool_commands``), inside one package.
+(``minikafka.commands.tool_commands``), inside one package.
 """
 
 from __future__ import annotations
@@ -64,10 +64,11 @@ LAYERS: tuple[str, ...] = (
     "minikafka.network",      # wire protocol: frames, codec, channels, request metadata
     "minikafka.server",       # KafkaNode, BrokerServer, ReplicaManager: the process that hosts it all
     "minikafka.tools",        # text outputs of Kafka's shell tools
+    "minikafka.commands",     # the tool look-alikes over the wire (Kafka's tools module: TopicCommand & co.)
     "minikafka.drivers",      # the only code with clocks, threads, sockets: live and simulated
     "minikafka.jvm",          # Java beside the sandbox: jars and Java processes
     "minikafka.cluster",      # the facade `Cluster`
-    "minikafka.cli",          # the command line: the tool look-alikes over the wire, `minikafka up`
+    "minikafka.cli",          # the command line: `minikafka up`, `minikafka <tool>`, `minikafka kafka-tool`
     "minikafka.testing",      # simulation tools for tests and learners: the quorum stepper, Raft's invariants
     TOP,                      # the public API: `import minikafka`
     "minikafka.spark",        # a Spark session over the sandbox
@@ -79,13 +80,7 @@ LAYERS: tuple[str, ...] = (
 # Known violations, each with what removes it.  Keys are
 # (importing package, imported package).  An entry that no longer matches any import
 # fails the test, so it is deleted as soon as its reason is gone.
-TEMPORARY_ALLOWED: dict[tuple[str, str], str] = {
-    # TEMPORARY (issue 25): the facade's `run_tool` runs the tool look-alikes of cli/,
-    # while cli/ also holds `minikafka up`, which starts the facade.  Undone by moving
-    # the look-alikes below the facade (Kafka keeps TopicCommand & co. in its `tools`
-    # module), which is more than a type-checking branch should move.
-    ("minikafka.cluster", "minikafka.cli"): "run_tool uses cli.tool_commands (issue 25)",
-}
+TEMPORARY_ALLOWED: dict[tuple[str, str], str] = {}
 
 
 def module_name(path: Path) -> str:

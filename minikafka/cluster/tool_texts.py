@@ -8,17 +8,18 @@ broker's effective configuration (static settings such as ``log.segment.bytes``
 appear under ``Configs:`` exactly as they would on a real cluster), and the
 active controller's own view of the quorum.
 
-``run_tool`` runs one of the sandbox's Kafka-tool look-alikes (the
-``minikafka <tool>`` commands, which talk to the brokers over the Kafka
-protocol like Kafka's own scripts) in this process, with the cluster's
-bootstrap address filled in when the command line has none, and returns what
-it printed: the tool is given a stream to print to (``run_named(..., out)``),
-so the process's stdout is never redirected (other threads keep printing
-where they did).  With ``real=True`` it runs Apache Kafka's own tool instead
-(`minikafka.jvm.run_kafka_tool`: a JVM, jars fetched on first use), so a
-lesson can show both side by side.  A simulated cluster has no sockets, so
-``run_tool`` refuses at once there (rather than letting the tool wait for a
-broker until its timeout), except for Kafka tools that only read files.
+``run_tool`` runs one of the sandbox's Kafka-tool look-alikes
+(`minikafka.commands`, the ``minikafka <tool>`` commands, which talk to the
+brokers over the Kafka protocol like Kafka's own scripts) in this process,
+with the cluster's bootstrap address filled in when the command line has
+none, and returns what it printed: the tool is given a stream to print to
+(``run_named(..., out)``), so the process's stdout is never redirected
+(other threads keep printing where they did).  With ``real=True`` it runs
+Apache Kafka's own tool instead (`minikafka.jvm.run_kafka_tool`: a JVM, jars
+fetched on first use), so a lesson can show both side by side.  A simulated
+cluster has no sockets, so ``run_tool`` refuses at once there (rather than
+letting the tool wait for a broker until its timeout), except for Kafka
+tools that only read files.
 
 `ToolTexts` receives the cluster's `NodeProcesses` and nothing else; it
 keeps one fact of its own, how often each tool ran (it seeds the tools'
@@ -93,7 +94,7 @@ class ToolTexts:
         error texts; ``minikafka <tool>`` on a terminal), or with ``real=True`` Apache
         Kafka's own tool run from its jars (``minikafka kafka-tool <tool>``).  Without
         ``--bootstrap-server`` or ``--bootstrap-controller`` the first running broker is used."""
-        from minikafka.cli import tool_commands
+        from minikafka.commands import tool_commands  # on first use: `import minikafka` stays as quick
         words = shlex.split(command)
         if not words:
             raise ValueError("run_tool needs a command, e.g. 'kafka-topics.sh --list'")

@@ -7,7 +7,7 @@ sources; the differential suite compares them with 4.3.1's tools): tabs, padding
 ``HashMap`` orders Kafka does not sort), singular and plural wording, and
 which lines go to standard error.  One module per tool, named after the Java
 class whose output it reproduces with the suffix ``_output``, so that the
-command that gathers the data over the wire (`minikafka.cli`, named after the
+command that gathers the data over the wire (`minikafka.commands`, named after the
 same class) never shares its module name:
 
 ==========================================  ==========================================

@@ -47,7 +47,7 @@ def test_up_with_overrides_and_explicit_ids_serves_them_as_static_broker_configs
         line = process.stdout.readline().strip()
         assert line.startswith("bootstrap.servers="), process.stderr.read()
         bootstrap = line.split("=", 1)[1]
-        from minikafka.cli import tool_commands
+        from minikafka.commands import tool_commands
         import contextlib
         import io
         out = io.StringIO()

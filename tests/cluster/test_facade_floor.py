@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from minikafka.cli import tool_commands
+from minikafka.commands import tool_commands
 from minikafka.cluster import Cluster
 from minikafka.cluster.processes import NodeProcesses
 from minikafka.common.topic_partition import TopicPartition

@@ -117,7 +117,7 @@ def test_run_tool_proposes_the_same_reassignment_for_the_same_seed(live, tmp_pat
 def test_tools_draw_from_the_seeded_generator_when_their_caller_sets_one():
     import random
 
-    from minikafka.cli import tool_commands
+    from minikafka.commands import tool_commands
     token = tool_commands.TOOL_RANDOM.set(random.Random("seed"))
     try:
         drawn = [tool_commands.tool_random().random() for _ in range(3)]

@@ -72,7 +72,7 @@ def real(cluster: Cluster, command: str, stdin: str | None = None, bootstrap: bo
 
 def lookalike(cluster: Cluster, command: str) -> ToolRun:
     """The sandbox's look-alike of the same command (``minikafka <tool>``), stdout and stderr apart."""
-    from minikafka.cli import tool_commands
+    from minikafka.commands import tool_commands
 
     words = shlex.split(command)
     name = words[0].removesuffix(".sh").removeprefix("kafka-")

@@ -135,7 +135,7 @@ def plain(value: Any) -> Any:
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes(value).hex()
     if hasattr(value, "bytes") and hasattr(value, "hex") and not isinstance(value, str):  # uuid.UUID
-        from minikafka.cli.admin_client import kafka_uuid
+        from minikafka.commands.admin_client import kafka_uuid
         return kafka_uuid(value)
     return value
 
@@ -190,7 +190,7 @@ class Side:
         import contextlib
         import io
 
-        from minikafka.cli import tool_commands
+        from minikafka.commands import tool_commands
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = tool_commands.run_named(name.removeprefix("kafka-"),
