@@ -49,7 +49,6 @@ import fcntl
 import gc
 import mmap
 import os
-import time
 from dataclasses import dataclass, field
 from typing import IO, Callable, Protocol
 
@@ -329,13 +328,17 @@ def _key(path: str) -> str:
 
 
 class InMemoryLogDirectory:
-    """Files as bytes in a dict; tracks written versus flushed bytes for `lose_power`."""
+    """Files as bytes in a dict; tracks written versus flushed bytes for `lose_power`.
+
+    ``clock_ms`` gives new files their modification time (the node's clock; 0 if not given), so that
+    nothing here reads the wall clock.
+    """
 
     def __init__(self, clock_ms: Callable[[], int] | None = None):
         self._files: dict[str, _MemoryFile] = {}
         self._dirs: set[str] = {os.sep}
         self._locks: set[str] = set()             # lock files currently held
-        self._clock_ms = clock_ms if clock_ms is not None else (lambda: int(time.time() * 1000))
+        self._clock_ms = clock_ms if clock_ms is not None else (lambda: 0)   # modification time of new files
 
     # ------------------------------------------------------------------ lookups
     def _file(self, path: str) -> _MemoryFile:
