@@ -28,6 +28,9 @@ before it -- exactly Kafka's behaviour.
 Producers idle longer than ``producer.id.expiration.ms`` (one day) are
 forgotten by `remove_expired_producers`.
 
+Snapshots are written and flushed (Kafka forces them) in the `LogDirectory`
+the manager receives.
+
 Mirrors ``org.apache.kafka.storage.internals.log.ProducerStateManager`` and
 ``SnapshotFile``.  Simplified: no transaction index or last-stable-offset
 tracking beyond remembering open transactions; entries in a snapshot are
