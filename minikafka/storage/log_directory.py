@@ -282,8 +282,12 @@ FILE_SYSTEM: LogDirectory = FileSystemLogDirectory()   # stateless: the default 
 # ---------------------------------------------------------------------- memory
 @dataclass
 class _MemoryFile:
+    """A sparse file: ``data`` holds the bytes up to the last one written; the rest up to ``length`` is zeros."""
+
     data: bytearray = field(default_factory=bytearray)   # what a reader sees (the page cache)
-    flushed: bytes = b""                                 # what survives a power loss
+    length: int = 0                                      # the file's size (>= len(data))
+    flushed: bytes = b""                                 # what survives a power loss ...
+    flushed_length: int = 0                              # ... and the size it had then
     modified_ms: int = 0
 
 
@@ -361,7 +365,7 @@ class InMemoryLogDirectory:
         return _key(path) in self._dirs
 
     def size(self, path: str) -> int:
-        return len(self._file(path).data)
+        return self._file(path).length
 
     # ------------------------------------------------------------------ contents
     def create(self, path: str) -> None:
@@ -378,21 +382,31 @@ class InMemoryLogDirectory:
         return _MemoryMappedBuffer(self, path)
 
     def read_bytes(self, path: str) -> bytes:
-        return bytes(self._file(path).data)
+        entry = self._file(path)
+        return bytes(entry.data) + bytes(entry.length - len(entry.data))
 
     def read_range(self, path: str, position: int, size: int) -> bytes:
-        return bytes(self._file(path).data[position:position + size])
+        entry = self._file(path)
+        end = min(position + size, entry.length)
+        if end <= position:
+            return b""
+        found = bytes(entry.data[position:end])
+        return found + bytes(end - position - len(found))     # the sparse zeros past the last write
 
     def write_at(self, path: str, data: bytes, position: int) -> int:
-        content = self._file(path).data
+        entry = self._file(path)
+        content = entry.data
         if position > len(content):
             content.extend(bytes(position - len(content)))
         content[position:position + len(data)] = data
+        entry.length = max(entry.length, position + len(data))
         return len(data)
 
     def write_bytes(self, path: str, data: bytes) -> None:
         self.create(path)
-        self._file(path).data[:] = data
+        entry = self._file(path)
+        entry.data[:] = data
+        entry.length = len(data)
 
     def write_atomically(self, path: str, data: bytes) -> None:
         self.write_bytes(path + ".tmp", data)
@@ -400,16 +414,15 @@ class InMemoryLogDirectory:
         self.replace(path + ".tmp", path)
 
     def truncate(self, path: str, size: int) -> None:
-        content = self._file(path).data
-        if size < len(content):
-            del content[size:]
-        else:
-            content.extend(bytes(size - len(content)))
+        entry = self._file(path)
+        if size < len(entry.data):
+            del entry.data[size:]
+        entry.length = size
 
     def flush(self, path: str) -> None:
         entry = self._files.get(_key(path))
         if entry is not None:            # a file deleted meanwhile has nothing left to flush
-            entry.flushed = bytes(entry.data)
+            entry.flushed, entry.flushed_length = bytes(entry.data), entry.length
 
     # ------------------------------------------------------------------ names
     def replace(self, source: str, target: str) -> None:
@@ -473,9 +486,9 @@ class InMemoryLogDirectory:
         """The machine loses power: every file goes back to the bytes of its last flush."""
         self._locks.clear()
         for entry in self._files.values():
-            entry.data = bytearray(entry.flushed)
+            entry.data, entry.length = bytearray(entry.flushed), entry.flushed_length
 
     def unflushed_bytes(self) -> int:
         """Bytes written but not yet flushed, over all files (what a power loss would cost)."""
         return sum(abs(len(e.data) - len(e.flushed)) if e.data.startswith(e.flushed) or e.flushed.startswith(e.data)
-                   else len(e.data) for e in self._files.values())
+                   else len(e.data) for e in self._files.values() if e.data != e.flushed)
