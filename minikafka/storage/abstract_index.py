@@ -21,9 +21,11 @@ slot in the file counts as an entry.  That is why a crashed, preallocated
 index must be rebuilt rather than loaded.
 
 The sandbox keeps the same files and sizes (extension by ``truncate`` makes a
-sparse file, so 10 MB costs nothing on disk).  Entries are kept in two int
+sparse file, so 10 MB costs nothing on disk), in the `LogDirectory` the
+index receives (on disk, or in memory for a simulated cluster).  Entries are kept in two int
 lists in memory, loaded lazily the first time they are needed (Kafka's
-``LazyIndex``).  Appends go into a shared memory mapping of the whole file,
+``LazyIndex``).  Appends go into a shared memory mapping of the whole file
+(`LogDirectory.map`),
 made at the first append and dropped when the index is trimmed, closed,
 renamed or deleted, as Kafka's ``MappedByteBuffer``: the file's bytes are
 what Kafka's would be, a crashed node's entries survive in the page cache as
@@ -40,11 +42,11 @@ binary search, which returns the same answers.
 from __future__ import annotations
 
 import bisect
-import mmap
 import os
 import struct
 
 from minikafka.common.errors import KafkaException
+from minikafka.storage.log_directory import FILE_SYSTEM, LogDirectory, MappedBuffer
 
 
 class CorruptIndexException(KafkaException):
@@ -80,25 +82,25 @@ class AbstractIndex:
 
     ENTRY = struct.Struct(">ii")         # overridden by subclasses
 
-    def __init__(self, path: str, base_offset: int, max_index_size: int):
+    def __init__(self, path: str, base_offset: int, max_index_size: int,
+                 directory: LogDirectory = FILE_SYSTEM):
         self.path = path                        # current file name (changes on rename)
         self.base_offset = base_offset          # the segment's base offset
         self.max_index_size = max_index_size    # segment.index.bytes when this index was opened
         self._keys: list[int] | None = None     # sorted keys, loaded lazily (None = not read yet)
         self._values: list[int] | None = None   # value of each entry, parallel to _keys
         self._closed = False                    # set by delete: no more writes
-        self._map: mmap.mmap | None = None      # the file mapped for appends (active segment only)
-        self._fd: int | None = None             # its descriptor, to give pages disk space
-        self._allocated_to = 0                  # bytes of the file known to have disk space
-        if os.path.exists(path):
-            self.length = os.path.getsize(path)   # Kafka trusts the file: every slot is an entry
+        self._directory = directory             # where the file lives (disk or memory)
+        self._map: MappedBuffer | None = None   # the file mapped for appends (active segment only)
+        if directory.exists(path):
+            self.length = directory.size(path)    # Kafka trusts the file: every slot is an entry
             self.entries = self.length // self.entry_size
         else:
             if max_index_size < self.entry_size:
                 raise ValueError(f"Invalid max index size: {max_index_size}")
             self.length = round_down_to_exact_multiple(max_index_size, self.entry_size)
-            with open(path, "wb") as handle:      # preallocate, sparse
-                handle.truncate(self.length)
+            directory.write_bytes(path, b"")      # preallocate, sparse
+            directory.truncate(path, self.length)
             self.entries = 0
             self._keys, self._values = [], []
         self.max_entries = self.length // self.entry_size
@@ -127,8 +129,7 @@ class AbstractIndex:
             return
         keys, values = [], []
         if self.entries:
-            with open(self.path, "rb") as handle:
-                raw = handle.read(self.entries * self.entry_size)
+            raw = self._directory.read_range(self.path, 0, self.entries * self.entry_size)
             for key, value in self.ENTRY.iter_unpack(raw[:len(raw) - len(raw) % self.entry_size]):
                 keys.append(key)
                 values.append(value)
@@ -137,9 +138,7 @@ class AbstractIndex:
 
     def _raw_entry(self, n: int) -> tuple[int, int]:
         """Entry ``n`` straight from the file, without loading the rest (for sanity checks)."""
-        with open(self.path, "rb") as handle:
-            handle.seek(n * self.entry_size)
-            raw = handle.read(self.entry_size)
+        raw = self._directory.read_range(self.path, n * self.entry_size, self.entry_size)
         if len(raw) < self.entry_size:
             return 0, 0
         return self.ENTRY.unpack(raw)
@@ -157,25 +156,17 @@ class AbstractIndex:
 
     def _append_mapped(self, position: int, entry: bytes) -> None:
         if self._map is None:
-            self._fd = os.open(self.path, os.O_RDWR)
-            self._map = mmap.mmap(self._fd, self.length)
-            self._allocated_to = 0
-        if position + len(entry) > self._allocated_to:
-            # The file is sparse: write the rest of this page (still zeros) first, so that it has
-            # disk space and a full disk is an OSError here, not a SIGBUS inside the mapping.
-            end = min(position - position % mmap.PAGESIZE + mmap.PAGESIZE, self.length)
-            os.pwrite(self._fd, bytes(end - position), position)
-            self._allocated_to = end
-        self._map[position:position + len(entry)] = entry
+            self._map = self._directory.map(self.path, self.length)
+        self._map.write_at(entry, position)
 
     def _append_past_end(self, position: int, entry: bytes) -> None:
         """The one entry a trimmed time index still takes on close: the file grows by it."""
         self.close_handler()
-        fd = os.open(self.path, os.O_WRONLY)
+        handle = self._directory.open(self.path)
         try:
-            os.pwrite(fd, entry, position)
+            handle.write_at(entry, position)
         finally:
-            os.close(fd)
+            handle.close()
         self.length = position + len(entry)
 
     def _truncate_to_entries(self, entries: int) -> None:
@@ -198,8 +189,7 @@ class AbstractIndex:
         if rounded == self.length:
             return False
         self.close_handler()        # never keep a mapping past the end of a shorter file
-        with open(self.path, "r+b") as handle:
-            handle.truncate(rounded)
+        self._directory.truncate(self.path, rounded)
         self.length = rounded
         self.max_entries = rounded // self.entry_size
         if self.entries > self.max_entries:
@@ -223,23 +213,22 @@ class AbstractIndex:
         """Drop the mapping (the file keeps every entry written into it)."""
         if self._map is not None:
             self._map.close()
-            os.close(self._fd)
-            self._map, self._fd = None, None
+            self._map = None
+
+    def flush(self) -> None:
+        """Make the written entries durable (Kafka's ``MappedByteBuffer.force``)."""
+        self._directory.flush(self.path)
 
     def rename_to(self, new_path: str) -> None:
         self.close_handler()
-        if os.path.exists(self.path):
-            os.replace(self.path, new_path)
+        if self._directory.exists(self.path):
+            self._directory.replace(self.path, new_path)
         self.path = new_path
 
     def delete_if_exists(self) -> bool:
         self._closed = True
         self.close_handler()
-        try:
-            os.remove(self.path)
-            return True
-        except FileNotFoundError:
-            return False
+        return self._directory.remove(self.path)
 
     def update_parent_dir(self, parent_dir: str) -> None:
         self.close_handler()

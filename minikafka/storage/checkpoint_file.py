@@ -27,7 +27,8 @@ reads as "no entries".  Anything else malformed is an error in Kafka's words.
 
 Mirrors ``org.apache.kafka.server.common.CheckpointFile``,
 ``CheckpointFileWithFailureHandler``, ``OffsetCheckpointFile`` and
-``LeaderEpochCheckpointFile``.  Simplified: no fsync; offset checkpoints list
+``LeaderEpochCheckpointFile``.  The file lives in the `LogDirectory` it
+receives; a write is flushed before the rename, as Kafka's is.  Simplified: offset checkpoints list
 partitions sorted by topic and partition (Kafka writes a HashMap's order).
 """
 
@@ -39,6 +40,7 @@ from typing import Callable, Generic, Iterable, TypeVar
 
 from minikafka.common.errors import KafkaStorageException
 from minikafka.common.topic_partition import TopicPartition
+from minikafka.storage.log_directory import FILE_SYSTEM, LogDirectory, read_text
 
 T = TypeVar("T")
 _JAVA_INT = re.compile(r"^[+-]?[0-9]+$")
@@ -57,35 +59,31 @@ class CheckpointFile(Generic[T]):
     """A versioned list of entries, one text line each, written atomically."""
 
     def __init__(self, path: str, version: int, to_line: Callable[[T], str],
-                 from_line: Callable[[str], T | None]):
+                 from_line: Callable[[str], T | None], directory: LogDirectory = FILE_SYSTEM):
         self.path = path                  # absolute or relative path of the checkpoint
+        self._directory = directory       # where the file lives (disk or memory)
         self.version = version
         self._to_line = to_line
         self._from_line = from_line
-        if not os.path.exists(path):
-            open(path, "a").close()       # Kafka creates the file on open
+        directory.create(path)            # Kafka creates the file on open
 
     def write(self, entries: Iterable[T]) -> None:
         lines = [self._to_line(entry) for entry in entries]
         text = f"{self.version}\n{len(lines)}\n" + "".join(line + "\n" for line in lines)
-        tmp = self.path + ".tmp"
         try:
-            with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-            os.replace(tmp, self.path)
+            self._directory.write_atomically(self.path, text.encode("utf-8"))
         except OSError as exc:
             raise KafkaStorageException(f"Error while writing to checkpoint file {os.path.abspath(self.path)}") \
                 from exc
 
     def write_if_dir_exists(self, entries: Iterable[T]) -> None:
         """Write unless the partition directory has gone (a deleted topic); Kafka only warns then."""
-        if os.path.isdir(os.path.dirname(os.path.abspath(self.path))):
+        if self._directory.is_dir(os.path.dirname(os.path.abspath(self.path))):
             self.write(entries)
 
     def read(self) -> list[T]:
         try:
-            with open(self.path, encoding="utf-8") as handle:
-                return self._parse(handle.read().splitlines())
+            return self._parse(read_text(self._directory, self.path).splitlines())
         except (_MalformedCheckpoint, OSError) as exc:
             error = KafkaStorageException(f"Error while reading checkpoint file {os.path.abspath(self.path)}")
             error.cause_message = str(exc)        # Kafka logs the IOException's own text with it
@@ -141,8 +139,8 @@ class OffsetCheckpointFile:
 
     CURRENT_VERSION = 0
 
-    def __init__(self, path: str):
-        self._file = CheckpointFile(path, self.CURRENT_VERSION, _offset_line, _parse_offset_line)
+    def __init__(self, path: str, directory: LogDirectory = FILE_SYSTEM):
+        self._file = CheckpointFile(path, self.CURRENT_VERSION, _offset_line, _parse_offset_line, directory)
 
     @property
     def path(self) -> str:
@@ -175,12 +173,12 @@ class LeaderEpochCheckpointFile:
 
     CURRENT_VERSION = 0
 
-    def __init__(self, path: str):
-        self._file = CheckpointFile(path, self.CURRENT_VERSION, _epoch_line, _parse_epoch_line)
+    def __init__(self, path: str, directory: LogDirectory = FILE_SYSTEM):
+        self._file = CheckpointFile(path, self.CURRENT_VERSION, _epoch_line, _parse_epoch_line, directory)
 
     @classmethod
-    def in_dir(cls, dir_path: str) -> "LeaderEpochCheckpointFile":
-        return cls(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT_FILE))
+    def in_dir(cls, dir_path: str, directory: LogDirectory = FILE_SYSTEM) -> "LeaderEpochCheckpointFile":
+        return cls(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT_FILE), directory)
 
     @property
     def path(self) -> str:

@@ -14,6 +14,9 @@ is deleted as soon as loading starts, so a crash *during* loading is again
 treated as unclean.  The broker epoch lets a restarting broker tell the
 controller which registration its clean shutdown belonged to (KIP-966).
 
+The marker lives in the `LogDirectory` the handler receives, written and
+flushed.
+
 Mirrors ``org.apache.kafka.storage.internals.checkpoint.CleanShutdownFileHandler``.
 """
 
@@ -22,33 +25,32 @@ from __future__ import annotations
 import json
 import os
 
+from minikafka.storage.log_directory import FILE_SYSTEM, LogDirectory, read_text
+
 CLEAN_SHUTDOWN_FILE_NAME = ".kafka_cleanshutdown"
 CURRENT_VERSION = 0
 
 
 class CleanShutdownFileHandler:
-    def __init__(self, dir_path: str):
+    def __init__(self, dir_path: str, directory: LogDirectory = FILE_SYSTEM):
         self.path = os.path.join(dir_path, CLEAN_SHUTDOWN_FILE_NAME)
+        self._directory = directory       # where the marker lives (disk or memory)
 
     def write(self, broker_epoch: int) -> None:
         # Jackson writes the fields in declaration order, without spaces.
-        with open(self.path, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps({"version": CURRENT_VERSION, "brokerEpoch": broker_epoch},
-                                    separators=(",", ":")))
+        text = json.dumps({"version": CURRENT_VERSION, "brokerEpoch": broker_epoch}, separators=(",", ":"))
+        self._directory.write_bytes(self.path, text.encode("utf-8"))
+        self._directory.flush(self.path)
 
     def read(self) -> int | None:
         """The broker epoch recorded at the last clean shutdown, or None if absent or unreadable."""
         try:
-            with open(self.path, encoding="utf-8") as handle:
-                return int(json.load(handle)["brokerEpoch"])
+            return int(json.loads(read_text(self._directory, self.path))["brokerEpoch"])
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
     def exists(self) -> bool:
-        return os.path.exists(self.path)
+        return self._directory.exists(self.path)
 
     def delete(self) -> None:
-        try:
-            os.remove(self.path)
-        except FileNotFoundError:
-            pass
+        self._directory.remove(self.path)

@@ -22,8 +22,9 @@ the page cache, without a system call.  A thread of a live cluster pays for
 every system call twice under a busy kernel, since it has to wait for the
 interpreter again afterwards (``benchmarks/bench_calm.py``).  The bytes are
 the ones written to the file; truncation drops them with the file's.
-Nothing here calls fsync: the sandbox's crash model drops the process, and
-bytes written with ``write()`` survive that.
+The file lives in a `LogDirectory` (on disk or in memory) received in the
+constructor; `flush` asks it to make the written bytes durable (Kafka's
+``FileChannel.force``), which only matters for a power loss.
 
 Mirrors ``org.apache.kafka.common.record.FileRecords`` and
 ``FileLogInputStream``.
@@ -31,7 +32,6 @@ Mirrors ``org.apache.kafka.common.record.FileRecords`` and
 
 from __future__ import annotations
 
-import os
 import struct
 from collections import deque
 from dataclasses import dataclass
@@ -41,6 +41,7 @@ from minikafka.common.errors import CorruptRecordException, KafkaException
 from minikafka.record import record_batch as rb
 from minikafka.record.memory_records import batch_records
 from minikafka.record.record_batch import RecordBatch
+from minikafka.storage.log_directory import FILE_SYSTEM, FileHandle, LogDirectory
 
 _CHUNK = 1 << 20
 TAIL_BYTES = 256 << 10      # the active segment's latest appends kept in memory for reads
@@ -72,26 +73,26 @@ def maybe_leader_epoch(epoch: int) -> int | None:
 class FileRecords:
     """The bytes of one ``.log`` file."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, directory: LogDirectory = FILE_SYSTEM):
         self.path = path                          # current file name (changes on rename)
-        if not os.path.exists(path):
-            open(path, "ab").close()
-        self._size = os.path.getsize(path)        # bytes of batches in the file
-        self._fd: int | None = None               # open only while the segment takes appends
+        self._directory = directory               # where the file lives (disk or memory)
+        directory.create(path)
+        self._size = directory.size(path)         # bytes of batches in the file
+        self._fd: FileHandle | None = None        # open only while the segment takes appends
         self._modified_ms: int | None = None      # modification time not yet written to the file
         self._tail: deque[tuple[int, bytes]] = deque()  # latest appends: (position, bytes)
         self._tail_size = 0                       # bytes in _tail
         self._tail_start = self._size             # every byte from here on is in _tail
 
     # ------------------------------------------------------------------ file handle
-    def _open_fd(self) -> int:
+    def _open_fd(self) -> FileHandle:
         if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDWR)
+            self._fd = self._directory.open(self.path)
         return self._fd
 
     def close(self) -> None:
         if self._fd is not None:
-            os.close(self._fd)
+            self._fd.close()
             self._fd = None
         self._write_modified()
         self._forget_tail(self._size)
@@ -105,7 +106,7 @@ class FileRecords:
             return
         ms = self._modified_ms
         try:
-            os.utime(self.path, ns=(ms * 1_000_000, ms * 1_000_000))
+            self._directory.set_last_modified_ms(self.path, ms)
         except FileNotFoundError:       # its directory was just moved: written after the move
             return
         self._modified_ms = None
@@ -118,7 +119,7 @@ class FileRecords:
         """Write ``data`` at the end of the file; returns the number of bytes written."""
         fd = self._open_fd()
         data = bytes(data)
-        written = os.pwrite(fd, data, self._size)
+        written = fd.write_at(data, self._size)
         if written == len(data):
             self._tail.append((self._size, data))
             self._tail_size += written
@@ -149,20 +150,16 @@ class FileRecords:
         if position >= self._tail_start and self._tail:
             return self._read_tail(position, size)
         if self._fd is not None:
-            return os.pread(self._fd, size, position)
-        fd = os.open(self.path, os.O_RDONLY)
-        try:
-            return os.pread(fd, size, position)
-        finally:
-            os.close(fd)
+            return self._fd.read_at(size, position)
+        return self._directory.read_range(self.path, position, size)
 
     def truncate_to(self, target_size: int) -> int:
         """Cut the file to ``target_size`` bytes; returns how many bytes were removed."""
         if target_size > self._size or target_size < 0:
             raise KafkaException(f"Attempt to truncate log segment {self.path} to {target_size} bytes failed, "
                                  f" size of this log segment is {self._size} bytes.")
-        if target_size < os.path.getsize(self.path):
-            os.truncate(self.path, target_size)
+        if target_size < self._directory.size(self.path):
+            self._directory.truncate(self.path, target_size)
         removed = self._size - target_size
         self._size = target_size
         while self._tail and self._tail[-1][0] >= target_size:
@@ -178,23 +175,23 @@ class FileRecords:
 
     def rename_to(self, new_path: str) -> None:
         self.close()
-        if os.path.exists(self.path):
-            os.replace(self.path, new_path)
+        if self._directory.exists(self.path):
+            self._directory.replace(self.path, new_path)
         self.path = new_path
 
     def delete_if_exists(self) -> bool:
         self.close()
-        try:
-            os.remove(self.path)
-            return True
-        except FileNotFoundError:
-            return False
+        return self._directory.remove(self.path)
+
+    def flush(self) -> None:
+        """Make every appended byte durable (Kafka's ``FileChannel.force``)."""
+        self._directory.flush(self.path)
 
     def last_modified(self) -> int:
         """The file's modification time in ms (the sandbox sets it from the node's clock on appends)."""
         if self._modified_ms is not None:
             return self._modified_ms
-        return os.stat(self.path).st_mtime_ns // 1_000_000
+        return self._directory.last_modified_ms(self.path)
 
     def set_last_modified(self, ms: int) -> None:
         """Set the modification time; while the file is open for appends it is written when the

@@ -18,6 +18,11 @@ a crash) and the files disappear ``file.delete.delay.ms`` later, when
 `delete_expired_files` runs from the broker's maintenance timer -- Kafka does
 this so that a read already holding a segment can finish.
 
+*Flushing* up to an offset makes the segments below it durable in the
+`LogDirectory` the log receives (its files are on disk for a live cluster,
+in memory for a simulated one) and moves the *recovery point* there: after a
+crash, recovery re-reads only what lies beyond it.
+
 Mirrors ``kafka.log.LocalLog`` / ``org.apache.kafka.storage.internals.log.LocalLog``.
 Simplified: no ``-future`` logs and no segment splitting (offset overflow
 only arises from pre-0.11 data).
@@ -33,14 +38,17 @@ from minikafka.record.record_batch import RecordBatch
 from minikafka.storage import log_file_utils as names
 from minikafka.storage.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from minikafka.storage.log_config import LogConfig
+from minikafka.storage.log_directory import FILE_SYSTEM, LogDirectory
 from minikafka.storage.log_segment import LogSegment
 from minikafka.storage.log_segments import LogSegments
 
 
 class LocalLog:
     def __init__(self, dir_path: str, config: LogConfig, segments: LogSegments, recovery_point: int,
-                 next_offset_metadata: LogOffsetMetadata, topic_partition: TopicPartition):
+                 next_offset_metadata: LogOffsetMetadata, topic_partition: TopicPartition, *,
+                 directory: LogDirectory = FILE_SYSTEM):
         self.dir_path = dir_path                         # <log dir>/<topic>-<partition>
+        self.directory = directory                       # where the segment files live (disk or memory)
         self.config = config
         self.segments = segments
         self.recovery_point = recovery_point             # offsets below this are known to be on disk intact
@@ -63,6 +71,13 @@ class LocalLog:
 
     def update_recovery_point(self, offset: int) -> None:
         self.recovery_point = offset
+
+    def flush(self, offset: int) -> None:
+        """Make the segments holding ``[recovery point, offset)`` durable, then move the recovery point."""
+        if offset > self.recovery_point:
+            for segment in self.segments.values_between(self.recovery_point, offset):
+                segment.flush()
+        self.mark_flushed(offset)
 
     def mark_flushed(self, offset: int) -> None:
         if offset > self.recovery_point:
@@ -133,7 +148,7 @@ class LocalLog:
                                  f"{active}")
         active.on_become_inactive_segment()
         new_segment = self.segments.add(LogSegment.open(self.dir_path, new_offset, self.config, now,
-                                                        roll_jitter_ms))
+                                                        roll_jitter_ms, directory=self.directory))
         self.update_log_end_offset(self.log_end_offset)
         return new_segment
 
@@ -166,8 +181,7 @@ class LocalLog:
             for segment in segments:
                 segment.delete_if_exists()
         for _, path in [entry for entry in self.pending_file_deletes if entry[0] <= now]:
-            if os.path.exists(path):
-                os.remove(path)
+            self.directory.remove(path)
         self.pending_file_deletes = [entry for entry in self.pending_file_deletes if entry[0] > now]
         return sum(len(s) for _, s in due)
 
@@ -177,7 +191,7 @@ class LocalLog:
             to_delete.close_handlers()
             to_delete.change_file_suffixes("", names.DELETED_FILE_SUFFIX)
         new_segment = self.segments.add(LogSegment.open(self.dir_path, new_offset, self.config, now,
-                                                        roll_jitter_ms))
+                                                        roll_jitter_ms, directory=self.directory))
         if new_offset != to_delete.base_offset:
             self.segments.remove(to_delete.base_offset)
         self.delete_segment_files([to_delete], True, now)
@@ -218,7 +232,7 @@ class LocalLog:
         new_dir = os.path.join(self.parent_dir, new_name)
         for segment in self.segments:
             segment.close_handlers()
-        os.replace(self.dir_path, new_dir)
+        self.directory.replace(self.dir_path, new_dir)
         self.dir_path = new_dir
         for segment in self.segments:
             segment.update_parent_dir(new_dir)

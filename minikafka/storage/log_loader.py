@@ -40,6 +40,7 @@ from minikafka.storage.abstract_index import CorruptIndexException
 from minikafka.storage.fetch_data_info import LogOffsetMetadata
 from minikafka.storage.leader_epoch_file_cache import LeaderEpochFileCache
 from minikafka.storage.log_config import LogConfig
+from minikafka.storage.log_directory import FILE_SYSTEM, LogDirectory
 from minikafka.storage.log_segment import LogSegment
 from minikafka.storage.log_segments import LogSegments
 from minikafka.storage.producer_state_manager import ProducerStateManager
@@ -101,8 +102,10 @@ class LogLoader:
     def __init__(self, dir_path: str, topic_partition: TopicPartition, config: LogConfig, now: int,
                  had_clean_shutdown: bool, log_start_offset_checkpoint: int, recovery_point_checkpoint: int,
                  leader_epoch_cache: LeaderEpochFileCache, producer_state_manager: ProducerStateManager,
-                 emit: Emit | None = None):
+                 emit: Emit | None = None, *,
+                 directory: LogDirectory = FILE_SYSTEM):
         self.dir_path = dir_path
+        self.directory = directory            # where the partition's files live (disk or memory)
         self.tp = topic_partition
         self.config = config
         self.now = now
@@ -132,27 +135,27 @@ class LogLoader:
 
     # ------------------------------------------------------------------ files
     def _remove_temp_files(self) -> None:
-        for name in sorted(os.listdir(self.dir_path)):
+        for name in sorted(self.directory.list_dir(self.dir_path)):
             path = os.path.join(self.dir_path, name)
             if name.endswith(_SNAPSHOT_DELETE_SUFFIX):
                 continue                        # KRaft snapshots: the metadata log's own recovery handles them
-            if os.path.isfile(path) and name.endswith((names.DELETED_FILE_SUFFIX, names.CLEANED_FILE_SUFFIX)):
-                os.remove(path)
+            if self.directory.is_file(path) and name.endswith((names.DELETED_FILE_SUFFIX, names.CLEANED_FILE_SUFFIX)):
+                self.directory.remove(path)
 
     def _load_segment_files(self) -> None:
-        for name in sorted(os.listdir(self.dir_path)):
+        for name in sorted(self.directory.list_dir(self.dir_path)):
             path = os.path.join(self.dir_path, name)
-            if not os.path.isfile(path):
+            if not self.directory.is_file(path):
                 continue
             if names.is_index_file(name):
-                if not os.path.exists(names.log_file(self.dir_path, names.offset_from_file_name(name))):
-                    os.remove(path)            # an index without its log is useless
+                if not self.directory.exists(names.log_file(self.dir_path, names.offset_from_file_name(name))):
+                    self.directory.remove(path)           # an index without its log is useless
             elif names.is_log_file(name):
                 self._load_segment(names.offset_from_file_name(name))
 
     def _load_segment(self, base_offset: int) -> None:
-        time_index_new = not os.path.exists(names.time_index_file(self.dir_path, base_offset))
-        segment = LogSegment(self.dir_path, base_offset, self.config, self.now)
+        time_index_new = not self.directory.exists(names.time_index_file(self.dir_path, base_offset))
+        segment = LogSegment(self.dir_path, base_offset, self.config, self.now, directory=self.directory)
         will_recover = not self.had_clean_shutdown and base_offset >= self.recovery_point_checkpoint
         try:
             segment.sanity_check(time_index_new, check_contents=not will_recover)
@@ -170,7 +173,8 @@ class LogLoader:
         self.segments.add(segment)
 
     def _recover_segment(self, segment: LogSegment) -> int:
-        scratch = ProducerStateManager(self.tp, self.dir_path, self.psm.producer_id_expiration_ms)
+        scratch = ProducerStateManager(self.tp, self.dir_path, self.psm.producer_id_expiration_ms,
+                                       directory=self.directory)
         rebuild_producer_state(scratch, self.segments, self.log_start_offset_checkpoint, segment.base_offset,
                                self.now, False)
         truncated = segment.recover(scratch, self.leader_epoch_cache)
@@ -184,7 +188,7 @@ class LogLoader:
         log_end = self._delete_segments_if_log_start_greater_than_log_end()
         if self.segments.is_empty():
             self.segments.add(LogSegment.open(self.dir_path, self.log_start_offset_checkpoint, self.config,
-                                              self.now))
+                                              self.now, directory=self.directory))
         if self.had_clean_shutdown and log_end is not None:
             return log_end, log_end
         log_end = self.segments.active_segment.read_next_offset() if log_end is None else log_end

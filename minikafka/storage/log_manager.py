@@ -33,13 +33,14 @@ then the marker.  A crash (`crash`) writes nothing at all.
 
 Mirrors ``kafka.log.LogManager`` (and the high watermark checkpointing of
 ``ReplicaManager``).  Simplified: one log dir per broker, no log cleaner, no
-``-future`` logs; the lock is an advisory ``flock`` on ``.lock``.
+``-future`` logs; the lock is an advisory ``flock`` on ``.lock`` (or a flag
+in memory).  Every file goes through the `LogDirectory` the manager receives
+and hands to each log: real files for a live cluster, memory for a
+simulated one.
 """
 
 from __future__ import annotations
 
-import fcntl
-import gc
 import os
 import random
 from typing import Callable
@@ -52,6 +53,7 @@ from minikafka.storage.checkpoint_file import (HIGH_WATERMARK_CHECKPOINT_FILE, L
                                                RECOVERY_POINT_CHECKPOINT_FILE, OffsetCheckpointFile)
 from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
 from minikafka.storage.log_config import LogConfig
+from minikafka.storage.log_directory import FILE_SYSTEM, DirectoryLock, LogDirectory
 from minikafka.storage.unified_log import UnifiedLog
 from minikafka.common.timing import TimingProfile, profile
 
@@ -67,8 +69,9 @@ class LogManager:
 
     def __init__(self, log_dir: str, default_config: LogConfig, *, timing: TimingProfile | str | None = None,
                  rng: random.Random | None = None, emit: Emit | None = None,
-                 topic_configs: dict[str, LogConfig] | None = None):
+                 topic_configs: dict[str, LogConfig] | None = None, directory: LogDirectory = FILE_SYSTEM):
         self.log_dir = log_dir
+        self.directory = directory                              # where every file lives (disk or memory)
         self.default_config = default_config
         self.topic_configs = dict(topic_configs or {})          # topic -> effective LogConfig (overrides)
         self.timing = profile(timing)
@@ -77,12 +80,15 @@ class LogManager:
         self.logs: dict[TopicPartition, UnifiedLog] = {}        # the live logs
         self.logs_to_be_deleted: list[tuple[UnifiedLog, int]] = []   # (renamed log, time it was scheduled)
         self.had_clean_shutdown = False                         # what the marker said at start-up
-        self._lock_handle = None                                # open .lock file while we hold the flock
+        self._lock_handle: DirectoryLock | None = None          # the .lock file's lock while we hold it
         self._next_run: dict[str, int] = {}                     # periodic task -> next due time
-        os.makedirs(log_dir, exist_ok=True)
-        self.recovery_point_checkpoint = OffsetCheckpointFile(os.path.join(log_dir, RECOVERY_POINT_CHECKPOINT_FILE))
-        self.log_start_offset_checkpoint = OffsetCheckpointFile(os.path.join(log_dir, LOG_START_OFFSET_CHECKPOINT_FILE))
-        self.high_watermark_checkpoint = OffsetCheckpointFile(os.path.join(log_dir, HIGH_WATERMARK_CHECKPOINT_FILE))
+        directory.make_dirs(log_dir)
+        self.recovery_point_checkpoint = OffsetCheckpointFile(os.path.join(log_dir, RECOVERY_POINT_CHECKPOINT_FILE),
+                                                              directory)
+        self.log_start_offset_checkpoint = OffsetCheckpointFile(os.path.join(log_dir, LOG_START_OFFSET_CHECKPOINT_FILE),
+                                                                directory)
+        self.high_watermark_checkpoint = OffsetCheckpointFile(os.path.join(log_dir, HIGH_WATERMARK_CHECKPOINT_FILE),
+                                                              directory)
 
     def config_for(self, topic: str) -> LogConfig:
         return self.topic_configs.get(topic, self.default_config)
@@ -91,7 +97,7 @@ class LogManager:
     def startup(self, now: int) -> None:
         """Lock the dir and load every partition log (recovering after an unclean shutdown)."""
         self._lock()
-        marker = CleanShutdownFileHandler(self.log_dir)
+        marker = CleanShutdownFileHandler(self.log_dir, self.directory)
         self.had_clean_shutdown = marker.exists()
         marker.delete()          # a crash while loading must count as unclean next time
         recovery_points = self._read_checkpoint(self.recovery_point_checkpoint, "recovery checkpoint to 0")
@@ -108,22 +114,15 @@ class LogManager:
             self._next_run[task] = now + LOG_INITIAL_TASK_DELAY_MS
 
     def _lock(self) -> None:
-        handle = open(os.path.join(self.log_dir, LOCK_FILE_NAME), "a+")
-        for attempt in range(2):
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                self._lock_handle = handle
-                return
-            except OSError:
-                gc.collect()      # a crashed node object may still hold the lock until it is collected
-        handle.close()
+        self._lock_handle = self.directory.try_lock(os.path.join(self.log_dir, LOCK_FILE_NAME))
+        if self._lock_handle is not None:
+            return
         raise KafkaException(f"Failed to acquire lock on file .lock in {os.path.abspath(self.log_dir)}. A Kafka "
                              f"instance in another process or thread is using this directory.")
 
     def _unlock(self) -> None:
         if self._lock_handle is not None:
-            fcntl.flock(self._lock_handle.fileno(), fcntl.LOCK_UN)
-            self._lock_handle.close()
+            self._lock_handle.release()
             self._lock_handle = None
 
     def _read_checkpoint(self, checkpoint: OffsetCheckpointFile, reset_to: str) -> dict[TopicPartition, int]:
@@ -137,9 +136,9 @@ class LogManager:
 
     def _partition_dirs(self) -> list[str]:
         result = []
-        for name in sorted(os.listdir(self.log_dir)):
+        for name in sorted(self.directory.list_dir(self.log_dir)):
             path = os.path.join(self.log_dir, name)
-            if os.path.isdir(path) and names.parse_topic_partition_name(path).topic != METADATA_TOPIC:
+            if self.directory.is_dir(path) and names.parse_topic_partition_name(path).topic != METADATA_TOPIC:
                 result.append(path)
         return result
 
@@ -147,7 +146,8 @@ class LogManager:
         tp = names.parse_topic_partition_name(dir_path)
         log = UnifiedLog.load(dir_path, self.config_for(tp.topic), now,
                               log_start_offset=log_starts.get(tp, 0), recovery_point=recovery_points.get(tp, 0),
-                              had_clean_shutdown=self.had_clean_shutdown, rng=self.rng, emit=self.emit)
+                              had_clean_shutdown=self.had_clean_shutdown, rng=self.rng, emit=self.emit,
+                              directory=self.directory)
         if names.is_deleted_dir(dir_path):
             self.logs_to_be_deleted.append((log, now))     # finish a deletion a crash interrupted
             return
@@ -175,7 +175,7 @@ class LogManager:
         if log is None:
             dir_path = os.path.join(self.log_dir, names.log_dir_name(topic_partition))
             log = UnifiedLog.load(dir_path, self.config_for(topic_partition.topic), now, topic_id=topic_id,
-                                  rng=self.rng, emit=self.emit)
+                                  rng=self.rng, emit=self.emit, directory=self.directory)
             self.logs[topic_partition] = log
         elif topic_id is not None:
             log.assign_topic_id(topic_id)
@@ -258,7 +258,7 @@ class LogManager:
         self.checkpoint_recovery_points()
         self.checkpoint_log_start_offsets()
         self.checkpoint_high_watermarks()
-        CleanShutdownFileHandler(self.log_dir).write(broker_epoch)
+        CleanShutdownFileHandler(self.log_dir, self.directory).write(broker_epoch)
         self._unlock()
 
     def crash(self) -> None:

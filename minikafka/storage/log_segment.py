@@ -30,8 +30,9 @@ corrupt.  Everything after that point is lost, which is safe because
 replication will fetch it again.
 
 Mirrors ``org.apache.kafka.storage.internals.log.LogSegment`` and
-``RollParams``.  Simplified: no transaction index (``.txnindex``), no
-``preallocate``, no flush/fsync.
+``RollParams``.  The three files live in the `LogDirectory` the segment
+receives; `flush` makes them durable there (Kafka's ``LogSegment.flush``).
+Simplified: no transaction index (``.txnindex``), no ``preallocate``.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from minikafka.storage import log_file_utils as names
 from minikafka.storage.fetch_data_info import FetchDataInfo, LogOffsetMetadata
 from minikafka.storage.file_records import FileRecords, LogOffsetPosition, TimestampAndOffset
 from minikafka.storage.log_config import LogConfig
+from minikafka.storage.log_directory import FILE_SYSTEM, LogDirectory
 from minikafka.storage.offset_index import OffsetIndex
 from minikafka.storage.time_index import TimeIndex, TimestampOffset
 
@@ -75,13 +77,14 @@ class LogSegment:
     """A segment: base offset <= every offset in it < the next segment's base offset."""
 
     def __init__(self, dir_path: str, base_offset: int, config: LogConfig, now: int,
-                 roll_jitter_ms: int = 0, suffix: str = ""):
+                 roll_jitter_ms: int = 0, suffix: str = "", *, directory: LogDirectory = FILE_SYSTEM):
         self.dir_path = dir_path                          # the partition directory
+        self.directory = directory                        # where its files live (disk or memory)
         self.base_offset = base_offset
         self.index_interval_bytes = config.index_interval_bytes
         self.max_index_size = config.segment_index_bytes
         self.roll_jitter_ms = roll_jitter_ms              # random head start on segment.ms (segment.jitter.ms)
-        self.log = FileRecords(names.log_file(dir_path, base_offset, suffix))
+        self.log = FileRecords(names.log_file(dir_path, base_offset, suffix), directory)
         self.offset_index_path = names.offset_index_file(dir_path, base_offset, suffix)
         self.time_index_path = names.time_index_file(dir_path, base_offset, suffix)
         self._offset_index: OffsetIndex | None = None     # opened on first use (Kafka's LazyIndex)
@@ -93,13 +96,12 @@ class LogSegment:
 
     @classmethod
     def open(cls, dir_path: str, base_offset: int, config: LogConfig, now: int,
-             roll_jitter_ms: int = 0) -> "LogSegment":
+             roll_jitter_ms: int = 0, *, directory: LogDirectory = FILE_SYSTEM) -> "LogSegment":
         """A brand-new, empty segment with its index files preallocated."""
         for path in (names.log_file(dir_path, base_offset), names.offset_index_file(dir_path, base_offset),
                      names.time_index_file(dir_path, base_offset)):
-            if os.path.exists(path):
-                os.remove(path)       # a leftover from a crashed roll: start clean, as Kafka does
-        segment = cls(dir_path, base_offset, config, now, roll_jitter_ms)
+            directory.remove(path)    # a leftover from a crashed roll: start clean, as Kafka does
+        segment = cls(dir_path, base_offset, config, now, roll_jitter_ms, directory=directory)
         segment.offset_index, segment.time_index   # materialize (preallocate) both index files
         return segment
 
@@ -107,13 +109,15 @@ class LogSegment:
     @property
     def offset_index(self) -> OffsetIndex:
         if self._offset_index is None:
-            self._offset_index = OffsetIndex(self.offset_index_path, self.base_offset, self.max_index_size)
+            self._offset_index = OffsetIndex(self.offset_index_path, self.base_offset, self.max_index_size,
+                                            self.directory)
         return self._offset_index
 
     @property
     def time_index(self) -> TimeIndex:
         if self._time_index is None:
-            self._time_index = TimeIndex(self.time_index_path, self.base_offset, self.max_index_size)
+            self._time_index = TimeIndex(self.time_index_path, self.base_offset, self.max_index_size,
+                                        self.directory)
         return self._time_index
 
     def resize_indexes(self, size: int) -> None:
@@ -127,7 +131,7 @@ class LogSegment:
         will be recovered anyway (after a crash, everything past the
         recovery point), as Kafka does.
         """
-        if not os.path.exists(self.offset_index_path):
+        if not self.directory.exists(self.offset_index_path):
             raise FileNotFoundError(f"Offset index file {os.path.abspath(self.offset_index_path)} does not exist")
         if time_index_newly_created:
             self.time_index.resize(0)
@@ -335,6 +339,13 @@ class LogSegment:
             self._time_index.close()
         self.log.close()
 
+    def flush(self) -> None:
+        """Make the batches and both indexes durable (Kafka's ``LogSegment.flush``)."""
+        self.log.flush()
+        for index in (self._offset_index, self._time_index):
+            if index is not None:
+                index.flush()
+
     def close_handlers(self) -> None:
         """Drop the file descriptors without touching the files (the node crashed)."""
         for index in (self._offset_index, self._time_index):
@@ -351,15 +362,15 @@ class LogSegment:
     def _rename_offset_index(self, path: str) -> None:
         if self._offset_index is not None:
             self._offset_index.rename_to(path)
-        elif os.path.exists(self.offset_index_path):
-            os.replace(self.offset_index_path, path)
+        elif self.directory.exists(self.offset_index_path):
+            self.directory.replace(self.offset_index_path, path)
         self.offset_index_path = path
 
     def _rename_time_index(self, path: str) -> None:
         if self._time_index is not None:
             self._time_index.rename_to(path)
-        elif os.path.exists(self.time_index_path):
-            os.replace(self.time_index_path, path)
+        elif self.directory.exists(self.time_index_path):
+            self.directory.replace(self.time_index_path, path)
         self.time_index_path = path
 
     def has_suffix(self, suffix: str) -> bool:
@@ -368,8 +379,7 @@ class LogSegment:
     def delete_if_exists(self) -> None:
         self.log.delete_if_exists()
         for path in (self.offset_index_path, self.time_index_path):
-            if os.path.exists(path):
-                os.remove(path)
+            self.directory.remove(path)
 
     def update_parent_dir(self, dir_path: str) -> None:
         self.dir_path = dir_path

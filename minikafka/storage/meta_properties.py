@@ -16,8 +16,8 @@ It is a ``java.util.Properties`` file written with ``store(writer, "")``: an
 empty comment line, the write time as ``Date.toString()``, then ``key=value``
 lines in the iteration order of the ``Properties`` table (a hash order on the
 JDK 17 Kafka 4.x runs on -- reproduced here, so the lines come out in the
-order a real broker writes them).  Writes go through ``meta.properties.tmp``
-and a rename.
+order a real broker writes them).  Writes go through ``meta.properties.tmp``,
+a flush and a rename, in the `LogDirectory` the caller passes.
 
 At start-up a node checks every directory's file against its configuration:
 a directory formatted for another cluster, or for another node id, is refused
@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 from minikafka.common.errors import InconsistentNodeStorageException
 from minikafka.common.uuid import Uuid
+from minikafka.storage.log_directory import FILE_SYSTEM, LogDirectory, read_text
 
 META_PROPERTIES_NAME = "meta.properties"
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -110,22 +111,19 @@ class MetaProperties:
         lines += [f"{key}={props[key]}" for key in properties_store_order(list(props))]
         return "\n".join(lines) + "\n"
 
-    def write(self, log_dir: str, now_ms: int) -> None:
+    def write(self, log_dir: str, now_ms: int, directory: LogDirectory = FILE_SYSTEM) -> None:
         path = os.path.join(log_dir, META_PROPERTIES_NAME)
-        with open(path + ".tmp", "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(self.render(now_ms))
-        os.replace(path + ".tmp", path)
+        directory.write_atomically(path, self.render(now_ms).encode("utf-8"))
 
     @classmethod
-    def read(cls, log_dir: str) -> "MetaProperties":
+    def read(cls, log_dir: str, directory: LogDirectory = FILE_SYSTEM) -> "MetaProperties":
         props = {}
-        with open(os.path.join(log_dir, META_PROPERTIES_NAME), encoding="utf-8") as handle:
-            for line in handle:
-                line = line.strip()
-                if not line or line[0] in "#!":
-                    continue
-                key, _, value = line.partition("=")
-                props[key.strip()] = value.strip()
+        for line in read_text(directory, os.path.join(log_dir, META_PROPERTIES_NAME)).split("\n"):
+            line = line.strip()
+            if not line or line[0] in "#!":
+                continue
+            key, _, value = line.partition("=")
+            props[key.strip()] = value.strip()
         return cls.from_properties(props)
 
     def verify(self, log_dir: str, expected_cluster_id: str | None, expected_node_id: int | None) -> None:

@@ -12,7 +12,7 @@ records the id of the topic it was created for::
 (no trailing newline).  A broker that finds a directory whose id differs
 from the one in the metadata log knows the directory is stale and must not
 serve it.  Kafka writes the file before the first append to the log, via a
-``.tmp`` file and a rename.
+``.tmp`` file, a flush and a rename, in the `LogDirectory` it receives.
 
 Mirrors ``org.apache.kafka.storage.internals.checkpoint.PartitionMetadataFile``
 and ``PartitionMetadataReadBuffer``.
@@ -21,6 +21,8 @@ and ``PartitionMetadataReadBuffer``.
 from __future__ import annotations
 
 import os
+
+from minikafka.storage.log_directory import FILE_SYSTEM, LogDirectory, read_text
 
 from minikafka.common.errors import InconsistentTopicIdException, KafkaStorageException
 from minikafka.common.uuid import Uuid
@@ -32,8 +34,9 @@ CURRENT_VERSION = 0
 class PartitionMetadataFile:
     """Records a topic id now and writes it on the next `maybe_flush` (before the first append)."""
 
-    def __init__(self, dir_path: str):
+    def __init__(self, dir_path: str, directory: LogDirectory = FILE_SYSTEM):
         self.path = os.path.join(dir_path, PARTITION_METADATA_FILE_NAME)
+        self._directory = directory                  # where the file lives (disk or memory)
         self._dirty_topic_id: Uuid | None = None     # recorded but not yet written
 
     def record(self, topic_id: Uuid) -> None:
@@ -45,25 +48,22 @@ class PartitionMetadataFile:
     def maybe_flush(self) -> None:
         if self._dirty_topic_id is None:
             return
-        tmp = self.path + ".tmp"
         try:
-            with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(f"version: {CURRENT_VERSION}\ntopic_id: {self._dirty_topic_id}")
-            os.replace(tmp, self.path)
+            text = f"version: {CURRENT_VERSION}\ntopic_id: {self._dirty_topic_id}"
+            self._directory.write_atomically(self.path, text.encode("utf-8"))
         except OSError as exc:
             raise KafkaStorageException(f"Error while writing partition metadata file "
                                         f"{os.path.abspath(self.path)}") from exc
         self._dirty_topic_id = None
 
     def exists(self) -> bool:
-        return os.path.exists(self.path)
+        return self._directory.exists(self.path)
 
     def read(self) -> Uuid:
         """The topic id in the file; KafkaStorageException (Kafka's text) if it is unreadable."""
         location = os.path.abspath(self.path)
         try:
-            with open(self.path, encoding="utf-8") as handle:
-                lines = handle.read().split("\n")
+            lines = read_text(self._directory, self.path).split("\n")
             return self._parse(lines, location)
         except (OSError, ValueError) as exc:
             error = KafkaStorageException(f"Error while reading partition metadata file {location}")
@@ -87,4 +87,5 @@ class PartitionMetadataFile:
         return topic_id
 
     def delete(self) -> None:
-        os.remove(self.path)
+        if not self._directory.remove(self.path):
+            raise FileNotFoundError(2, "No such file or directory", self.path)

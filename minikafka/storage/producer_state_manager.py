@@ -28,6 +28,9 @@ before it -- exactly Kafka's behaviour.
 Producers idle longer than ``producer.id.expiration.ms`` (one day) are
 forgotten by `remove_expired_producers`.
 
+Snapshots are written and flushed (Kafka forces them) in the `LogDirectory`
+the manager receives.
+
 Mirrors ``org.apache.kafka.storage.internals.log.ProducerStateManager`` and
 ``SnapshotFile``.  Simplified: no transaction index or last-stable-offset
 tracking beyond remembering open transactions; entries in a snapshot are
@@ -46,6 +49,7 @@ from minikafka.common.topic_partition import TopicPartition
 from minikafka.record import record_batch as rb
 from minikafka.record.memory_records import ControlRecordType, batch_records, parse_end_txn_marker
 from minikafka.storage import log_file_utils as names
+from minikafka.storage.log_directory import FILE_SYSTEM, LogDirectory
 from minikafka.storage.producer_append_info import AppendOrigin, CompletedTxn, ProducerAppendInfo
 from minikafka.storage.producer_state_entry import BatchMetadata, ProducerStateEntry
 
@@ -61,20 +65,20 @@ class CorruptSnapshotException(KafkaException):
         return "org.apache.kafka.storage.internals.log.CorruptSnapshotException"
 
 
-def write_snapshot(path: str, entries: dict[int, ProducerStateEntry]) -> None:
+def write_snapshot(path: str, entries: dict[int, ProducerStateEntry], directory: LogDirectory) -> None:
+    """Write and flush a snapshot (Kafka forces the file before it counts)."""
     body = bytearray(struct.pack(">i", len(entries)))
     for producer_id in sorted(entries):
         entry = entries[producer_id]
         txn = -1 if entry.current_txn_first_offset is None else entry.current_txn_first_offset
         body += _SNAPSHOT_ENTRY.pack(producer_id, entry.producer_epoch, entry.last_seq, entry.last_data_offset,
                                      entry.last_offset_delta, entry.last_timestamp, entry.coordinator_epoch, txn)
-    with open(path, "wb") as handle:
-        handle.write(struct.pack(">hI", SNAPSHOT_VERSION, crc32c(bytes(body))) + bytes(body))
+    directory.write_bytes(path, struct.pack(">hI", SNAPSHOT_VERSION, crc32c(bytes(body))) + bytes(body))
+    directory.flush(path)
 
 
-def read_snapshot(path: str) -> list[ProducerStateEntry]:
-    with open(path, "rb") as handle:
-        raw = handle.read()
+def read_snapshot(path: str, directory: LogDirectory = FILE_SYSTEM) -> list[ProducerStateEntry]:
+    raw = directory.read_bytes(path)
     try:
         version = struct.unpack_from(">h", raw, 0)[0]
     except struct.error as exc:
@@ -104,9 +108,11 @@ class ProducerStateManager:
     """Producer id -> state for one partition replica, with ``.snapshot`` files."""
 
     def __init__(self, topic_partition: TopicPartition, dir_path: str,
-                 producer_id_expiration_ms: int = PRODUCER_ID_EXPIRATION_MS_DEFAULT):
+                 producer_id_expiration_ms: int = PRODUCER_ID_EXPIRATION_MS_DEFAULT, *,
+                 directory: LogDirectory = FILE_SYSTEM):
         self.topic_partition = topic_partition
         self.dir_path = dir_path
+        self.directory = directory                           # where the snapshots live (disk or memory)
         self.producer_id_expiration_ms = producer_id_expiration_ms
         self.producers: dict[int, ProducerStateEntry] = {}   # producer id -> state
         self.ongoing_txns: dict[int, int] = {}               # first offset of an open transaction -> producer id
@@ -116,7 +122,7 @@ class ProducerStateManager:
 
     def _list_snapshots(self) -> dict[int, str]:
         found = {}
-        for name in os.listdir(self.dir_path):
+        for name in self.directory.list_dir(self.dir_path):
             if name.endswith(names.PRODUCER_SNAPSHOT_FILE_SUFFIX):
                 try:
                     found[names.offset_from_file_name(name)] = os.path.join(self.dir_path, name)
@@ -185,7 +191,7 @@ class ProducerStateManager:
         if self.last_map_offset <= self.last_snap_offset:
             return None
         path = names.producer_snapshot_file(self.dir_path, self.last_map_offset)
-        write_snapshot(path, self.producers)
+        write_snapshot(path, self.producers, self.directory)
         self.snapshots[self.last_map_offset] = path
         self.snapshots = dict(sorted(self.snapshots.items()))
         self.last_snap_offset = self.last_map_offset
@@ -199,15 +205,15 @@ class ProducerStateManager:
 
     def remove_and_delete_snapshot(self, offset: int) -> None:
         path = self.snapshots.pop(offset, None)
-        if path is not None and os.path.exists(path):
-            os.remove(path)
+        if path is not None:
+            self.directory.remove(path)
 
     def remove_and_mark_snapshot_for_deletion(self, offset: int) -> str | None:
         """Forget the snapshot at ``offset`` and rename it ``.deleted`` (removed later with its segment)."""
         path = self.snapshots.pop(offset, None)
-        if path is None or not os.path.exists(path):
+        if path is None or not self.directory.exists(path):
             return None
-        os.replace(path, path + names.DELETED_FILE_SUFFIX)
+        self.directory.replace(path, path + names.DELETED_FILE_SUFFIX)
         return path + names.DELETED_FILE_SUFFIX
 
     def remove_stray_snapshots(self, segment_base_offsets: list[int]) -> None:
@@ -224,7 +230,7 @@ class ProducerStateManager:
         while self.snapshots:
             offset = self.latest_snapshot_offset()
             try:
-                for entry in read_snapshot(self.snapshots[offset]):
+                for entry in read_snapshot(self.snapshots[offset], self.directory):
                     if not self._is_expired(now, entry):
                         self._load_entry(entry)
                 self.last_snap_offset = self.last_map_offset = offset

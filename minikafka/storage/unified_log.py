@@ -40,8 +40,12 @@ Events (``emit(kind, text, **data)``): ``segment_rolled``,
 
 Mirrors ``org.apache.kafka.storage.internals.log.UnifiedLog`` (Kafka 4.3.1).
 Simplified: no tiered storage, no transaction index or last stable offset
-(``txn_committed`` reads stop at the HW), no background flushing (``flush``
-only advances the recovery point, as data is never fsynced).
+(``txn_committed`` reads stop at the HW), no background flushing by
+``flush.ms``.  ``flush`` (on roll, after ``flush.messages`` appends, on
+clean shutdown) flushes the segments in the `LogDirectory` and advances the
+recovery point; on a live cluster's disk the flush is not an fsync (see
+`log_directory`), in a simulated cluster's memory it decides what survives
+`InMemoryLogDirectory.lose_power`.
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ from minikafka.storage.log_append import (OffsetsOutOfOrderException, Unexpected
                                           validate_and_assign)
 from minikafka.storage.log_append_info import UNKNOWN_OFFSET, LogAppendInfo
 from minikafka.storage.log_config import LogConfig
+from minikafka.storage.log_directory import FILE_SYSTEM, LogDirectory
 from minikafka.storage.log_loader import LogLoader, rebuild_producer_state
 from minikafka.storage.log_retention import LogRetention, Predicate, RetentionRule
 from minikafka.storage.log_segment import LogSegment, RollParams
@@ -107,7 +112,7 @@ class UnifiedLog:
         self.emit = emit
         self.log_start_offset = log_start_offset         # first offset clients may read
         self.high_watermark_metadata = LogOffsetMetadata(log_start_offset)   # HW, segment info filled lazily
-        self.partition_metadata_file = PartitionMetadataFile(local_log.dir_path)
+        self.partition_metadata_file = PartitionMetadataFile(local_log.dir_path, local_log.directory)
         self.topic_id: Uuid | None = None                # from partition.metadata or the caller
         self._update_log_start_offset(log_start_offset)
         self._initialize_topic_id(topic_id)
@@ -116,17 +121,20 @@ class UnifiedLog:
     def load(cls, dir_path: str, config: LogConfig, now: int, *, log_start_offset: int = 0,
              recovery_point: int = 0, had_clean_shutdown: bool = True, topic_id: Uuid | None = None,
              rng: random.Random | None = None, emit: Emit | None = None,
-             producer_id_expiration_ms: int = PRODUCER_ID_EXPIRATION_MS_DEFAULT) -> "UnifiedLog":
-        """Open ``dir_path`` (created if missing), recovering it when ``had_clean_shutdown`` is False."""
-        os.makedirs(dir_path, exist_ok=True)
+             producer_id_expiration_ms: int = PRODUCER_ID_EXPIRATION_MS_DEFAULT,
+             directory: LogDirectory = FILE_SYSTEM) -> "UnifiedLog":
+        """Open ``dir_path`` (created if missing) in ``directory``, recovering it when ``had_clean_shutdown``
+        is False."""
+        directory.make_dirs(dir_path)
         tp = names.parse_topic_partition_name(dir_path)
         emit = emit or _no_emit
-        cache = LeaderEpochFileCache(tp, LeaderEpochCheckpointFile.in_dir(dir_path))
-        psm = ProducerStateManager(tp, dir_path, producer_id_expiration_ms)
+        cache = LeaderEpochFileCache(tp, LeaderEpochCheckpointFile.in_dir(dir_path, directory))
+        psm = ProducerStateManager(tp, dir_path, producer_id_expiration_ms, directory=directory)
         loader = LogLoader(dir_path, tp, config, now, had_clean_shutdown, log_start_offset, recovery_point,
-                           cache, psm, emit)
+                           cache, psm, emit, directory=directory)
         offsets = loader.load()
-        local = LocalLog(dir_path, config, loader.segments, offsets.recovery_point, offsets.next_offset_metadata, tp)
+        local = LocalLog(dir_path, config, loader.segments, offsets.recovery_point, offsets.next_offset_metadata, tp,
+                         directory=directory)
         return cls(local, offsets.log_start_offset, cache, psm, topic_id, rng or random.Random(0), emit)
 
     # ------------------------------------------------------------------ basic facts
@@ -413,8 +421,8 @@ class UnifiedLog:
         return new_segment
 
     def flush(self, offset: int | None = None) -> None:
-        """Data is never fsynced in the sandbox; flushing only moves the recovery point (to the LEO by default)."""
-        self.local_log.mark_flushed(self.log_end_offset if offset is None else offset)
+        """Make the log durable up to ``offset`` (the LEO by default) and move the recovery point there."""
+        self.local_log.flush(self.log_end_offset if offset is None else offset)
 
     # ------------------------------------------------------------------ truncation
     def truncate_to(self, target_offset: int, now: int) -> bool:
@@ -522,14 +530,12 @@ class UnifiedLog:
         self.local_log.delete_all_segments()
         for offset in list(self.producer_state_manager.snapshots):
             self.producer_state_manager.remove_and_delete_snapshot(offset)
-        for name in os.listdir(self.dir_path):
-            os.remove(os.path.join(self.dir_path, name))
-        os.rmdir(self.dir_path)
+        self.local_log.directory.remove_dir(self.dir_path)
 
     def rename_dir(self, new_name: str) -> None:
         self.local_log.rename_dir(new_name)
         self.producer_state_manager.update_parent_dir(self.dir_path)
-        self.leader_epoch_cache.checkpoint = LeaderEpochCheckpointFile.in_dir(self.dir_path)
+        self.leader_epoch_cache.checkpoint = LeaderEpochCheckpointFile.in_dir(self.dir_path, self.local_log.directory)
         self.partition_metadata_file.path = os.path.join(self.dir_path, os.path.basename(
             self.partition_metadata_file.path))
 

@@ -61,8 +61,9 @@ def test_reads_of_the_latest_appends_are_the_files_bytes_without_a_system_call(t
     on_disk = (tmp_path / "00000000000000000000.log").read_bytes()
     tail_start = records._tail_start
     assert 0 < tail_start < len(on_disk) - 250            # older appends were let go
-    calls, real_pread = [], file_records.os.pread
-    monkeypatch.setattr(file_records.os, "pread", lambda *a: calls.append(a) or real_pread(*a))
+    import minikafka.storage.log_directory as log_directory   # the file system's reads go through here
+    calls, real_pread = [], log_directory.os.pread
+    monkeypatch.setattr(log_directory.os, "pread", lambda *a: calls.append(a) or real_pread(*a))
     for position, size in ((tail_start, 10_000), (len(on_disk) - 7, 7), (tail_start + 5, 90)):
         assert records.read(position, size) == on_disk[position:position + size]
     assert calls == []                                     # the tail came from memory
