@@ -124,6 +124,11 @@ def _errors(members: list[ProtocolMember]) -> str:
     return "errors from poll: " + "; ".join(said) if said else "no errors from poll"
 
 
+def _coordinator_said(cluster: Any, group: str, since: int) -> str:
+    said = [e.text for e in cluster.events.since(since) if e.data.get("group") == group]
+    return "the coordinator's last events: " + " | ".join(said[-4:]) if said else "no coordinator event"
+
+
 def _wait(condition, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -140,6 +145,7 @@ def rebalance_once(cluster: Any, protocol: str, topic: str, group: str, members:
     moment it joined (``log``, ``joined_at``), the owners before and after, and the coordinator's
     events since the join (``events``).  Every member leaves at the end."""
     partitions = len(cluster.snapshot().topic(topic).partitions)
+    start_seq = cluster.events.last_seq
     log = OwnershipLog()
     group_members = [ProtocolMember(cluster, f"{protocol}-{i}", group, topic, protocol, log,
                                     processing_ms) for i in range(1, members + 1)]
@@ -149,7 +155,8 @@ def rebalance_once(cluster: Any, protocol: str, topic: str, group: str, members:
             return len(owners) == partitions and len(set(owners.values())) == min(count, partitions)
         if not _wait(lambda: spread(members), timeout_s):
             raise TimeoutError(f"the {members} {protocol} members did not share {topic} in {timeout_s} s "
-                               f"(owners by their callbacks: {log.owners()}; {_errors(group_members)})")
+                               f"(owners by their callbacks: {log.owners()}; {_errors(group_members)}; "
+                               f"{_coordinator_said(cluster, group, start_seq)})")
         time.sleep(1.0)
         before = log.owners()
         seq = cluster.events.last_seq
@@ -158,7 +165,8 @@ def rebalance_once(cluster: Any, protocol: str, topic: str, group: str, members:
                                             log, processing_ms))
         if not _wait(lambda: spread(members + 1), timeout_s):
             raise TimeoutError(f"the {protocol} group did not settle after the new member joined "
-                               f"(owners by their callbacks: {log.owners()}; {_errors(group_members)})")
+                               f"(owners by their callbacks: {log.owners()}; {_errors(group_members)}; "
+                               f"{_coordinator_said(cluster, group, start_seq)})")
         time.sleep(1.0)
         events = [e for e in cluster.events.since(seq) if e.data.get("group") == group]
         return {"log": log, "joined_at": joined_at, "before": before, "after": log.owners(),

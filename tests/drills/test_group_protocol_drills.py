@@ -4,7 +4,9 @@ import pytest
 
 from tests.drills.drill_harness import learn, play
 
-pytestmark = pytest.mark.live
+# Real clients with timing of their own (four kafka-python and four librdkafka consumers per run): in the
+# serial pass, where no other test competes for the 2 cores.
+pytestmark = [pytest.mark.live, pytest.mark.slow]
 pytest.importorskip("confluent_kafka")
 
 
