@@ -34,7 +34,7 @@ from minikafka.raft.epoch_state import FollowerState, ResignedState
 from minikafka.raft.messages import EndQuorumEpochRequest, EndQuorumEpochResponse, \
     has_valid_cluster_id, leader_id_field
 from minikafka.raft.quorum_state import QuorumState
-from minikafka.raft.raft_transitions import TOP_LEVEL_ERRORS, RaftTransitions, \
+from minikafka.raft.raft_transitions import RaftTransitions, \
     validate_voter_only_request
 from minikafka.raft.request_manager import RequestManager, earliest
 from minikafka.runtime.node import Envelope
@@ -94,14 +94,10 @@ class EndQuorumEpochRpc:
     def handle_end_quorum_epoch_response(self, source: int, request: EndQuorumEpochRequest,
                                          response: EndQuorumEpochResponse, now: int) -> bool:
         """Note the acknowledgement; True if the exchange succeeded."""
-        if response.error in TOP_LEVEL_ERRORS:
-            return False
-        handled = self.transitions.maybe_handle_common_response(
-            response.error, response.leader_id, response.leader_epoch, now)
-        if handled is not None:
-            return handled
-        if response.error is not Errors.NONE:
-            return False
+        screened = self.transitions.screen_response(response.error, response.leader_id,
+                                                    response.leader_epoch, now)
+        if screened is not None:
+            return screened
         state = self.quorum.state
         if isinstance(state, ResignedState):
             state.acknowledge_resignation(source)

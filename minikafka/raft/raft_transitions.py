@@ -205,6 +205,17 @@ class RaftTransitions:
             raise RuntimeError("Received unexpected invalid request error")
         return None
 
+    def screen_response(self, error: Errors, leader_id: int, epoch: int, now: int) -> bool | None:
+        """The checks every answer but Fetch's goes through first: a top-level error, then the
+        common epoch/leader handling, then any other error.  None means "a successful answer
+        for the API handler to act on", otherwise whether the exchange succeeded."""
+        if error in TOP_LEVEL_ERRORS:
+            return False
+        handled = self.maybe_handle_common_response(error, leader_id, epoch, now)
+        if handled is not None:
+            return handled
+        return None if error is Errors.NONE else False
+
     def _has_consistent_leader(self, epoch: int, leader: int | None) -> bool:
         if leader is not None and leader == self.node_id:
             return isinstance(self.quorum.state, (LeaderState, ResignedState))

@@ -43,7 +43,7 @@ from minikafka.raft.epoch_state import CandidateState, ProspectiveState
 from minikafka.raft.messages import NO_LEADER, VoteRequest, VoteResponse, has_valid_cluster_id, \
     leader_id_field
 from minikafka.raft.quorum_state import QuorumEvent, QuorumState
-from minikafka.raft.raft_transitions import TOP_LEVEL_ERRORS, RaftTransitions, \
+from minikafka.raft.raft_transitions import RaftTransitions, \
     validate_voter_only_request
 from minikafka.raft.replicated_log import OffsetAndEpoch, ReplicatedLog
 from minikafka.raft.request_manager import RequestManager, earliest
@@ -117,14 +117,10 @@ class VoteRpc:
     def handle_vote_response(self, source: int, request: VoteRequest, response: VoteResponse,
                              now: int) -> bool:
         """Record the (pre-)vote; True if the exchange succeeded."""
-        if response.error in TOP_LEVEL_ERRORS:
-            return False
-        handled = self.transitions.maybe_handle_common_response(
-            response.error, response.leader_id, response.leader_epoch, now)
-        if handled is not None:
-            return handled
-        if response.error is not Errors.NONE:
-            return False
+        screened = self.transitions.screen_response(response.error, response.leader_id,
+                                                    response.leader_epoch, now)
+        if screened is not None:
+            return screened
         state = self.quorum.state
         if not isinstance(state, (ProspectiveState, CandidateState)):
             return True                 # the election this answer belongs to is over

@@ -59,3 +59,9 @@ def test_the_catalogue_as_text_lists_every_drill():
     assert text.splitlines()[0].split() == ["ID", "KIND", "LESSON", "CLUSTER", "TITLE"]
     assert len(text.splitlines()) == len(drills.catalogue()) + 1
     assert "wrong-advertised-listener" in text and "live" in text
+
+
+def test_a_protocol_member_with_an_unknown_protocol_is_refused_before_any_client_starts():
+    from minikafka.drills.group_protocol_drills import OwnershipLog, ProtocolMember
+    with pytest.raises(ValueError, match="protocol must be classic or consumer, not 'eager'"):
+        ProtocolMember(None, "m-1", "g", "t", "eager", OwnershipLog())
