@@ -11,16 +11,18 @@ pytestmark = pytest.mark.live
 
 def advertised_ports(drill):
     """What a learner would do: ask the brokers what every broker advertises.  The admin client
-    sends DescribeCluster to a broker of its choice, which may be the unreachable one: retry."""
-    for attempt in range(5):
+    sends DescribeCluster to a broker it picks at random among those it is not connected to, which
+    may be the unreachable one: retry (the chance of 20 picks of the one broker of three is 3**-20)."""
+    errors = []
+    for attempt in range(20):
         admin = KafkaAdminClient(bootstrap_servers=drill.cluster.bootstrap_servers)
         try:
             return {b["broker_id"]: b["port"] for b in admin.describe_cluster()["brokers"]}
-        except KafkaError:
-            continue
+        except KafkaError as error:
+            errors.append(type(error).__name__)
         finally:
             admin.close()
-    raise AssertionError("no broker answered DescribeCluster")
+    raise AssertionError(f"no broker answered DescribeCluster in 20 tries: {errors}")
 
 
 def test_wrong_advertised_listener_is_diagnosed_from_the_clients_view():
