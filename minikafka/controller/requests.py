@@ -250,7 +250,7 @@ class CreatableTopicConfigs:
 @dataclass(frozen=True, slots=True)
 class CreatableTopicResult:
     name: str
-    topic_id: Uuid = Uuid.ZERO  # type: ignore[attr-defined]
+    topic_id: Uuid = Uuid.ZERO
     error_code: Errors = NONE
     error_message: str | None = None
     topic_config_error_code: Errors = NONE
@@ -269,7 +269,7 @@ class CreateTopicsResponse:
 @dataclass(frozen=True, slots=True)
 class DeleteTopicState:
     name: str | None = None
-    topic_id: Uuid = Uuid.ZERO  # type: ignore[attr-defined]
+    topic_id: Uuid = Uuid.ZERO
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +282,7 @@ class DeleteTopicsRequest(ControllerRequest):
 @dataclass(frozen=True, slots=True)
 class DeletableTopicResult:
     name: str | None
-    topic_id: Uuid = Uuid.ZERO  # type: ignore[attr-defined]
+    topic_id: Uuid = Uuid.ZERO
     error_code: Errors = NONE
     error_message: str | None = None
 
@@ -516,3 +516,12 @@ class AllocateProducerIdsResponse:
     producer_id_start: int = -1
     producer_id_len: int = 0
     throttle_time_ms: int = 0
+
+
+ControllerResponse = (BrokerRegistrationResponse | BrokerHeartbeatResponse | UnregisterBrokerResponse
+                      | AlterPartitionResponse | CreateTopicsResponse | DeleteTopicsResponse
+                      | CreatePartitionsResponse | IncrementalAlterConfigsResponse | AlterConfigsResponse
+                      | ElectLeadersResponse | AlterPartitionReassignmentsResponse
+                      | ListPartitionReassignmentsResponse | ControllerRegistrationResponse
+                      | AllocateProducerIdsResponse)
+"""Every answer of the `QuorumController`: the response to one of the `ControllerRequest` types."""
