@@ -42,6 +42,7 @@ from minikafka.storage.file_store import total_and_usable_space
 if TYPE_CHECKING:
     from minikafka.server.replica_manager import ReplicaManager
     from minikafka.storage.log_manager import LogManager
+    from minikafka.storage.unified_log import UnifiedLog
 
 DescribeLogDirsResponse = response_class(DESCRIBE_LOG_DIRS)
 AlterReplicaLogDirsResponse = response_class(ALTER_REPLICA_LOG_DIRS)
@@ -83,7 +84,7 @@ def handle_describe_log_dirs(ctx: RequestContext, request: Any, broker: LogDirsB
     return DescribeLogDirsResponse(throttle_time_ms=0, error_code=0, results=[result])
 
 
-def _offset_lag(broker: LogDirsBroker, tp: TopicPartition, log: Any) -> int:
+def _offset_lag(broker: LogDirsBroker, tp: TopicPartition, log: UnifiedLog) -> int:
     """``getLogEndOffsetLag``: -1 when no hosted replica uses the log (it is being deleted)."""
     partition = broker.replica_manager.online_partition(tp)
     if partition is None or partition.log is None:
