@@ -24,7 +24,8 @@ and IncrementalAlterConfigs share `AlterableConfig` and `AlterConfigsResource`
 (``config_operation`` is ignored by AlterConfigs).
 
 Every request derives from `ControllerRequest`, which is how a node knows to
-hand it to its controller role.
+hand it to its controller role; `ControllerResponse` is the union of the
+responses, what the controller's ``respond`` callbacks receive.
 
 Simplified: ``throttle_time_ms`` is always 0; request timeouts are carried but
 the controller answers when the records commit or leadership is lost.
