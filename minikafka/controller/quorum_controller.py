@@ -68,7 +68,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, Protocol, Sequence
 
 from minikafka.common.config.broker_configs import BROKER_CONFIG_DEF
 from minikafka.common.errors import Errors, KafkaException, PolicyViolationException
@@ -137,6 +137,18 @@ class RaftClient(Protocol):
     def prepare_append(self, records: Sequence[Any], epoch: int) -> int: ...
 
     def schedule_prepared_append(self) -> None: ...
+
+
+if TYPE_CHECKING:
+    from minikafka.raft.kafka_raft_client import KafkaRaftClient
+    from minikafka.runtime.node import Node
+
+    # The type checker's proof that the real collaborators have what the Protocols ask for.
+    def _a_node_hosts_a_controller(node: Node) -> ControllerNode:
+        return node
+
+    def _kafka_raft_client_is_a_raft_client(client: KafkaRaftClient) -> RaftClient:
+        return client
 
 
 @dataclass(slots=True)
