@@ -184,7 +184,8 @@ class LeaderAndIsrControl:
 
     def handle_broker_unfenced(self, image: MetadataImage, broker_id: int,
                                broker_epoch: int) -> list[MetadataRecord]:
-        records: list[MetadataRecord] = [BrokerRegistrationChangeRecord(broker_id=broker_id, broker_epoch=broker_epoch, fenced=-1)]
+        records: list[MetadataRecord] = [
+            BrokerRegistrationChangeRecord(broker_id=broker_id, broker_epoch=broker_epoch, fenced=-1)]
         return records + self.generate_leader_and_isr_updates(
             image, NO_LEADER, broker_id, self.partitions_with_no_leader(image))
 
@@ -345,7 +346,8 @@ class LeaderAndIsrControl:
         return Errors.NONE
 
     # ------------------------------------------------------------------ elections
-    def elect_leaders(self, image: MetadataImage, request: ElectLeadersRequest) -> ControllerResult[ElectLeadersResponse]:
+    def elect_leaders(self, image: MetadataImage,
+                      request: ElectLeadersRequest) -> ControllerResult[ElectLeadersResponse]:
         if request.election_type not in (ElectionType.PREFERRED, ElectionType.UNCLEAN):
             raise InvalidRequestException(f"Unknown election type {int(request.election_type)}")
         records: list[PartitionChangeRecord] = []

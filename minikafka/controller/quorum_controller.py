@@ -430,7 +430,8 @@ class QuorumController:
         self._schedule_periodic_checks(unclean_delay=REBALANCE_RETRY_MS if result.response else None)
 
 
-def _replayed(image: MetadataImage, records: Sequence[MetadataRecord], last_offset: int, epoch: int | None, now: int) -> MetadataImage:
+def _replayed(image: MetadataImage, records: Sequence[MetadataRecord], last_offset: int, epoch: int | None,
+              now: int) -> MetadataImage:
     delta = MetadataDelta(image)
     for record in records:
         delta.replay(record)

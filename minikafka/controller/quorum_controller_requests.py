@@ -45,7 +45,8 @@ from minikafka.controller.requests import (
     AllocateProducerIdsRequest, AlterConfigsRequest, AlterConfigsResourceResponse, AlterConfigsResponse,
     AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, AlterPartitionRequest,
     BrokerHeartbeatRequest, BrokerRegistrationRequest, ControllerRegistrationRequest,
-    ControllerRegistrationResponse, ControllerRequest, ControllerResponse, CreatePartitionsRequest, CreatePartitionsResponse, CreateTopicsRequest,
+    ControllerRegistrationResponse, ControllerRequest, ControllerResponse, CreatePartitionsRequest,
+    CreatePartitionsResponse, CreateTopicsRequest,
     CreateTopicsResponse, DeletableTopicResult, DeleteTopicsRequest, DeleteTopicsResponse,
     ElectLeadersRequest, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse,
     UnregisterBrokerRequest, UnregisterBrokerResponse)
@@ -223,7 +224,8 @@ class QuorumControllerRequests:
 def _request_positions(request: DeleteTopicsRequest) -> dict[str | Uuid | None, int]:
     """Name or id -> its position in the request, to answer in request order."""
     positions: dict[str | Uuid | None, int] = {}
-    entries: list[tuple[str | None, Uuid | None]] = [(name, None) for name in request.topic_names] + [(t.name, t.topic_id) for t in request.topics]
+    entries: list[tuple[str | None, Uuid | None]] = [(name, None) for name in request.topic_names]
+    entries += [(t.name, t.topic_id) for t in request.topics]
     for index, (name, topic_id) in enumerate(entries):
         for key in (name, topic_id):
             if key is not None and key != Uuid.ZERO:

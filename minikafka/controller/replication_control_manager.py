@@ -105,7 +105,8 @@ class ReplicationControlManager:
     def maybe_fence_one_stale_broker(self, image: MetadataImage, now: int) -> ControllerResult[None]:
         return self.leader_and_isr.maybe_fence_one_stale_broker(image, now)
 
-    def elect_leaders(self, image: MetadataImage, request: ElectLeadersRequest) -> ControllerResult[ElectLeadersResponse]:
+    def elect_leaders(self, image: MetadataImage,
+                      request: ElectLeadersRequest) -> ControllerResult[ElectLeadersResponse]:
         return self.leader_and_isr.elect_leaders(image, request)
 
     def are_partition_leaders_imbalanced(self, image: MetadataImage) -> bool:
