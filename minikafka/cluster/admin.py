@@ -301,7 +301,7 @@ class AdminVerbs:
         self._processes.driver.forget_listener(broker_id)
         if disk.is_dir(directory):
             disk.replace(directory, directory + ".decommissioned")
-        layout.disks.forget(broker_id)
+        layout.disks.retire(broker_id, directory + ".decommissioned")
         layout.write_configs()
 
     # ------------------------------------------------------------------ reading the metadata

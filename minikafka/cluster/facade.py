@@ -31,7 +31,8 @@ those feature levels, as ``kafka-storage.sh format --feature`` does (the
 default, as Kafka 4.1+, has eligible leader replicas on; see
 `feature_control_manager`).
 
-``storage="memory"`` (the default of a simulated cluster) keeps every node's
+``storage="memory"`` (the default of a simulated cluster without a given
+``data_dir``) keeps every node's
 files in memory, one disk per node (`NodeDisks`), so nothing is written to
 the machine and ``lose_power`` can drop what was not flushed;
 ``storage="disk"`` (a live cluster's default) writes real files under
@@ -120,7 +121,7 @@ class Cluster:
         timing_profile, broker_config, self.unknown_configs = split_overrides(
             broker_config, profile(timing))
         self.simulated = simulated
-        self.storage = storage_choice(storage, simulated)    # "memory" or "disk"
+        self.storage = storage_choice(storage, simulated, data_dir is not None)    # "memory" or "disk"
         in_memory = self.storage == "memory"
         self.seed = None if seed is None else str(seed)
         self._temporary = data_dir is None and not in_memory   # a temporary directory is removed by stop()
@@ -232,11 +233,13 @@ class Cluster:
     def stop(self, graceful: bool = True) -> None:
         """Stop every node (brokers with a controlled shutdown first), then the driver.
 
-        A temporary data directory is removed; a given ``data_dir`` keeps the data.  Views
+        A temporary data directory is removed (in memory: the files are dropped); a given
+        ``data_dir`` keeps the data.  Views
         of the cluster hear of it first (`EventLog.announce_stop`) and keep their last picture.
         """
         self.events.announce_stop()
         self._processes.stop_all(graceful)
+        self.layout.disks.discard()        # in memory: the files go with the cluster
         if self._temporary:
             shutil.rmtree(self.layout.root, ignore_errors=True)
             _TEMPORARY_ROOTS.discard(self.layout.root)

@@ -10,7 +10,8 @@ lives there.  The sandbox chooses, per cluster, what that disk is:
 * ``"disk"``: real files under the cluster's data directory, one
   `FileSystemLogDirectory` shared by every node (a live cluster's default);
 * ``"memory"``: one `InMemoryLogDirectory` per node, so nothing is written
-  to the machine's file system (a simulated cluster's default).  A node's
+  to the machine's file system (a simulated cluster's default, unless it is
+  given a ``data_dir`` to keep).  A node's
   directory outlives its process (a restart finds what the crashed process
   wrote), ``replace_disk`` gives the node a new, empty one (``wipe``), and
   ``lose_power`` puts it back to what was flushed.
@@ -45,10 +46,11 @@ Storage = Literal["memory", "disk"]
 STORAGE_CHOICES: tuple[Storage, ...] = ("memory", "disk")
 
 
-def storage_choice(storage: str | None, simulated: bool) -> Storage:
-    """The ``storage=`` keyword of `Cluster`, checked: memory when simulated, disk when live, unless chosen."""
+def storage_choice(storage: str | None, simulated: bool, data_dir_given: bool) -> Storage:
+    """The ``storage=`` keyword of `Cluster`, checked.  Unless chosen: memory for a simulated cluster
+    on a temporary directory, disk for a live one or for a given ``data_dir`` (kept after the cluster)."""
     if storage is None:
-        return "memory" if simulated else "disk"
+        return "memory" if simulated and not data_dir_given else "disk"
     if storage not in STORAGE_CHOICES:
         raise ValueError(f"storage must be 'memory' or 'disk', not {storage!r}")
     return "memory" if storage == "memory" else "disk"
@@ -62,6 +64,7 @@ class NodeDisks:
         self._clock_ms = clock_ms            # modification times of in-memory files (the driver's clock)
         self._node_dirs: dict[int, LogDirectory] = {}      # memory only: node id -> its disk
         self._node_roots: dict[int, str] = {}              # node id -> its data directory's path
+        self._retired: list[tuple[str, LogDirectory]] = []  # memory only: (renamed directory, disk) kept aside
         self.host: LogDirectory = self._new_disk()          # config/ and other operator files
 
     @property
@@ -113,9 +116,20 @@ class NodeDisks:
         elif root is not None:
             shutil.rmtree(root, ignore_errors=True)
 
-    def forget(self, node_id: int) -> None:
-        """The node's machine is gone (decommissioned): its path no longer routes to its disk."""
-        self._node_roots.pop(node_id, None)
+    def retire(self, node_id: int, kept_at: str | os.PathLike[str]) -> None:
+        """The node's machine is retired (decommissioned): its disk stays readable at ``kept_at``,
+        where its data directory was renamed, and the node id no longer names it."""
+        root, disk = self._node_roots.pop(node_id, None), self._node_dirs.pop(node_id, None)
+        if root is not None and disk is not None:
+            self._retired.append((os.path.abspath(kept_at), disk))
+
+    def discard(self) -> None:
+        """In memory: throw every disk away (the cluster stopped and its temporary files go)."""
+        if self.storage == "memory":
+            self._node_dirs.clear()
+            self._node_roots.clear()
+            self._retired.clear()
+            self.host = self._new_disk()
 
     # ------------------------------------------------------------------ any path
     def owner(self, path: str | os.PathLike[str]) -> LogDirectory:
@@ -123,9 +137,9 @@ class NodeDisks:
         if self.storage == "disk":
             return FILE_SYSTEM
         key = os.path.abspath(path)
-        for node_id, root in self._node_roots.items():
+        for root, disk in [(r, self._node_dirs[n]) for n, r in self._node_roots.items()] + self._retired:
             if key == root or key.startswith(root + os.sep):
-                return self._node_dirs[node_id]
+                return disk
         return self.host
 
     def list_dir(self, path: str | os.PathLike[str]) -> list[str]:
@@ -133,8 +147,9 @@ class NodeDisks:
         key = os.path.abspath(path)
         disk = self.owner(key)
         names = set(disk.list_dir(key)) if disk.is_dir(key) else set()
-        for node_id, root in self._node_roots.items():
-            if os.path.dirname(root) == key and self._node_dirs.get(node_id, disk).is_dir(root):
+        for root, node_disk in [(r, self._node_dirs.get(n, disk)) for n, r in self._node_roots.items()] \
+                + self._retired:
+            if os.path.dirname(root) == key and node_disk.is_dir(root):
                 names.add(os.path.basename(root))
         if not names and not disk.is_dir(key):
             raise FileNotFoundError(2, "No such file or directory", str(path))
@@ -193,7 +208,10 @@ class StoredStat:
 
 
 class StoredPath:
-    """A path into a cluster's in-memory disks, with the read side of ``pathlib.Path``."""
+    """A path into a cluster's in-memory disks, with the read side of ``pathlib.Path``.
+
+    It is path-like (``os.path.abspath`` works on it), but the file is not on the machine:
+    read it with its own methods, not with ``open()``."""
 
     def __init__(self, disks: NodeDisks, path: str):
         self._disks = disks
@@ -203,6 +221,10 @@ class StoredPath:
         return StoredPath(self._disks, os.path.normpath(os.path.join(self._path, os.fspath(name))))
 
     def __str__(self) -> str:
+        return self._path
+
+    def __fspath__(self) -> str:
+        """The path's name, for ``os.path`` functions; ``open()`` finds nothing there (the file is in memory)."""
         return self._path
 
     def __repr__(self) -> str:
@@ -220,6 +242,14 @@ class StoredPath:
     @property
     def name(self) -> str:
         return os.path.basename(self._path)
+
+    @property
+    def suffix(self) -> str:
+        return os.path.splitext(self.name)[1]
+
+    @property
+    def stem(self) -> str:
+        return os.path.splitext(self.name)[0]
 
     @property
     def parent(self) -> "StoredPath":
