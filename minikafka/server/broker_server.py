@@ -106,7 +106,8 @@ class BrokerServer:
         self.listener_name: str | None = endpoint.listener if endpoint else None
         data_dir = str(config.data_dir)
         self.log_manager = LogManager(data_dir, self.default_log_config(), timing=self.timing,
-                                      rng=node.rng, emit=node.emit, directory=directory)
+                                      rng=node.rng, emit=node.emit, directory=directory,
+                                      flush_check_ms=kafka_config.values["log.flush.scheduler.interval.ms"])
         previous_epoch = CleanShutdownFileHandler(data_dir, directory).read() or -1
         self.lifecycle = BrokerLifecycleManager(
             node, broker_id=self.broker_id, cluster_id=self.cluster_id, timing=self.timing,

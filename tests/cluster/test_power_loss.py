@@ -134,3 +134,36 @@ def test_lose_power_checks_its_arguments():
         cluster.lose_power(7)
     with pytest.raises(RuntimeError, match="the cluster is not running"):
         cluster.lose_power(1)
+
+
+def test_flush_ms_keeps_what_the_flusher_flushed_before_the_power_loss():
+    cluster = acknowledged_cluster(config={"flush.ms": 200},
+                                   broker_config={"log.flush.scheduler.interval.ms": 100})
+    try:
+        acknowledged = readable_records(cluster)
+        cluster.run_for(31_000)                     # the flusher's first run is 30 s after start-up
+        assert set(flushed_offsets(cluster).values()) == {acknowledged}
+        cluster.lose_power(*cluster.broker_ids)
+        restart_all(cluster)
+        assert readable_records(cluster) == acknowledged
+    finally:
+        cluster.stop()
+
+
+def test_the_default_flusher_runs_once_30_s_after_start_up():
+    plain = acknowledged_cluster()
+    try:
+        plain.run_for(40_000)
+        assert max(flushed_offsets(plain).values()) == 0          # flush.ms: never
+    finally:
+        plain.stop()
+    cluster = acknowledged_cluster(config={"flush.ms": 200})
+    try:
+        cluster.run_for(40_000)                     # its one run (log.flush.scheduler.interval.ms: never again)
+        first = readable_records(cluster)
+        assert set(flushed_offsets(cluster).values()) == {first}
+        produce(cluster, cluster.leader(TOPIC, 0), TOPIC, 0, batch(cluster, [b"late"]), acks=-1)
+        cluster.run_for(40_000)
+        assert readable_records(cluster) == first + 1 and set(flushed_offsets(cluster).values()) == {first}
+    finally:
+        cluster.stop()
