@@ -168,8 +168,11 @@ class NodeDisks:
 
     def walk_files(self, path: str | os.PathLike[str]) -> Iterator[str]:
         """Every file under ``path``, recursively (nothing if it does not exist)."""
-        disk = self.owner(path)
-        yield from walk_files(disk, os.path.abspath(path))
+        if self.storage == "disk":          # os.walk's scandir: one system call per directory
+            for root, _, files in os.walk(path):
+                yield from (os.path.join(root, name) for name in files)
+            return
+        yield from walk_files(self.owner(path), os.path.abspath(path))
 
 
 def walk_files(disk: LogDirectory, path: str) -> Iterator[str]:

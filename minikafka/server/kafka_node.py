@@ -23,7 +23,7 @@ forwarded admin requests: every `ControllerRequest`) to the controller,
 replica fetches and client requests to the broker (client requests through
 `kafka_apis.dispatch`).  The node builds the broker role with what it uses
 of the process (settings, `KafkaConfig`, directory id, incarnation id,
-raft client, metrics); `BrokerServer` uses the node itself only as its runtime (time,
+raft client, metrics, `LogDirectory`); `BrokerServer` uses the node itself only as its runtime (time,
 timers, messages, randomness), never to read the node's other attributes.
 
 Mirrors ``kafka.server.KafkaRaftServer`` (and the shared ``SharedServer``).
