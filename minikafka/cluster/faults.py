@@ -95,8 +95,9 @@ class FaultVerbs:
         if not self._processes.layout.disks.in_memory:
             raise RuntimeError("lose_power needs the in-memory storage: this cluster keeps its files "
                                "on the real disk, which cannot forget what was not flushed. Use "
-                               "Cluster(..., storage='memory') (the default of simulated=True); "
-                               "kill() is a process crash, which keeps every written byte")
+                               "Cluster(..., storage='memory') (the default of simulated=True "
+                               "without a data_dir); kill() is a process crash, which keeps every "
+                               "written byte")
         return self._processes.lose_power(list(node_ids))
 
     def shutdown(self, node_id: int, timeout_ms: int = 30_000) -> None:
