@@ -37,7 +37,6 @@ from minikafka.common.topic_partition import TopicPartition
 from minikafka.network.codec import response_class
 from minikafka.network.request_context import RequestContext
 from minikafka.network.api_keys import DESCRIBE_LOG_DIRS, ALTER_REPLICA_LOG_DIRS
-from minikafka.storage.file_store import total_and_usable_space
 
 if TYPE_CHECKING:
     from minikafka.server.replica_manager import ReplicaManager
@@ -78,7 +77,7 @@ def handle_describe_log_dirs(ctx: RequestContext, request: Any, broker: LogDirsB
                 offset_lag=_offset_lag(broker, tp, log), is_future_key=False))
     topics = [LogDirResult.DescribeLogDirsTopic(name=name, partitions=parts)
               for name, parts in sorted(by_topic.items())]
-    total, usable = total_and_usable_space(manager.log_dir)
+    total, usable = manager.directory.total_and_usable_space(manager.log_dir)
     result = LogDirResult(error_code=0, log_dir=os.path.abspath(manager.log_dir), topics=topics,
                           total_bytes=total, usable_bytes=usable, is_cordoned=False)
     return DescribeLogDirsResponse(throttle_time_ms=0, error_code=0, results=[result])
