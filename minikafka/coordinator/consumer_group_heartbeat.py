@@ -62,7 +62,10 @@ hash table).  Simplified: regular
 expressions are resolved synchronously against the topics image (Kafka
 resolves them in the background and records them as
 ``ConsumerGroupRegularExpression``) with Python's ``re`` in full-match mode
-(Kafka uses RE2/J); the metadata hash is recomputed on every heartbeat
+(Kafka uses RE2/J); as in Kafka, a regex no member used before bumps the
+group epoch only if what it matches changes the metadata hash (a regex that
+matches nothing joins at the group's epoch), but here in the same heartbeat,
+where Kafka bumps once its background resolution is done; the metadata hash is recomputed on every heartbeat
 (Kafka: when a subscription changes or a metadata update touches a subscribed
 topic -- the same outcome); no classic-protocol members, online
 upgrade/downgrade or per-group configs.
