@@ -213,6 +213,15 @@ class TransactionMetadata:
         self.producer_epoch = fenced_epoch
         self.last_producer_epoch = NO_PRODUCER_EPOCH
 
+    def remove_partition(self, topic_partition: TopicPartition) -> None:
+        """A marker was written to ``topic_partition``: it no longer waits for one."""
+        if self.state not in (TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT):
+            raise IllegalStateException(
+                f"Transaction metadata's current state is {self.state}, and its pending state is "
+                f"{self.pending_state} while trying to remove partitions whose txn marker has been sent, this is "
+                "not expected")
+        self.topic_partitions = self.topic_partitions - {topic_partition}
+
     def abort_pending_transition(self) -> None:
         """The record of the prepared move was not written: forget the move."""
         self.pending_state = None

@@ -12,8 +12,9 @@ each client request together decide which protocol a transaction follows:
   partition leader asks the coordinator on its behalf (AddPartitionsToTxn v5,
   server-side verification), and every EndTxn bumps the producer epoch, so
   a late write of the finished transaction is refused (no "hanging"
-  transaction).  A client speaks TV 2 by sending EndTxn v5+ and
-  AddPartitionsToTxn v5+; an older request version means TV 0.
+  transaction).  A client speaks TV 2 by sending EndTxn v5+; an
+  AddPartitionsToTxn of v4+ (the brokers' batch form) counts as TV 2; an
+  older request version means TV 0.
 
 Kafka 4.3.1 formats a new cluster at ``transaction.version=2``
 (``TransactionVersion.LATEST_PRODUCTION`` is TV_2, bootstrapped by metadata
@@ -59,7 +60,7 @@ class TransactionVersion(enum.IntEnum):
     @classmethod
     def for_add_partitions_to_txn(cls, add_partitions_version: int) -> "TransactionVersion":
         """The version a client speaks when it sends AddPartitionsToTxn at ``add_partitions_version``."""
-        return cls.TV_2 if add_partitions_version > 4 else cls.TV_0
+        return cls.TV_2 if add_partitions_version > 3 else cls.TV_0
 
 
 LATEST_PRODUCTION = TransactionVersion.TV_2   # what a new 4.3.1 cluster finalizes
