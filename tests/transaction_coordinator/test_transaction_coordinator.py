@@ -273,3 +273,28 @@ def test_a_prepared_transaction_resumes_its_markers_after_a_failover():
     h.write_markers(9)
     assert h.metadata("t").state == S.COMPLETE_COMMIT
     assert init(h, now=10, expected=ProducerIdAndEpoch(1000, 1)) == InitProducerIdResult(1000, 2, Errors.NONE)
+
+
+# ---------------------------------------------------------------------------- running out of epochs
+def test_tv2_end_txn_at_the_last_epoch_moves_to_a_new_producer_id():
+    h = TxnHarness()
+    p = init(h)
+    h.metadata("t").producer_epoch = 32766          # as if 32766 transactions had ended (Kafka's test setter)
+    add(h, p.producer_id, 32766, TP0, now=1)
+    answer = end(h, p.producer_id, 32766, COMMIT, now=2)
+    assert answer == EndTxnResult(Errors.NONE, 1000, 32767)
+    assert h.metadata("t").next_producer_id == 1001
+    h.write_markers(3)
+    md = h.metadata("t")
+    assert (md.producer_id, md.producer_epoch, md.prev_producer_id, md.state) == (1001, 0, 1000, S.COMPLETE_COMMIT)
+    # a retry of the EndTxn that overflowed is recognised by the previous id and the last epoch
+    assert end(h, 1000, 32766, COMMIT, now=4) == EndTxnResult(Errors.NONE, 1001, 0)
+
+
+def test_init_at_the_last_epoch_rotates_the_producer_id():
+    h = TxnHarness()
+    init(h)
+    h.metadata("t").producer_epoch = 32766
+    assert init(h, now=1) == InitProducerIdResult(1001, 0, Errors.NONE)
+    md = h.metadata("t")
+    assert (md.prev_producer_id, md.last_producer_epoch) == (1000, -1)
