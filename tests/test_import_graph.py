@@ -61,6 +61,7 @@ LAYERS: tuple[str, ...] = (
     "minikafka.raft",         # KRaft's replicated log of __cluster_metadata
     "minikafka.controller",   # QuorumController: decides by writing records
     "minikafka.coordinator",  # GroupCoordinator over __consumer_offsets
+    "minikafka.transaction_coordinator",  # TransactionCoordinator over __transaction_state (sans-IO core)
     "minikafka.network",      # wire protocol: frames, codec, channels, request metadata
     "minikafka.server",       # KafkaNode, BrokerServer, ReplicaManager: the process that hosts it all
     "minikafka.tools",        # text outputs of Kafka's shell tools

@@ -232,6 +232,8 @@ class Errors(enum.Enum):
         "The log's topic ID did not match the topic ID in the request.")
     INCONSISTENT_CLUSTER_ID = (104, "InconsistentClusterIdException", False,
         "The clusterId in the request does not match that found on the server.")
+    TRANSACTIONAL_ID_NOT_FOUND = (105, "TransactionalIdNotFoundException", False,
+        "The transactionalId could not be found.")
     FETCH_SESSION_TOPIC_ID_ERROR = (106, "FetchSessionTopicIdException", True,
         "The fetch session encountered inconsistent topic ID usage.")
     INELIGIBLE_REPLICA = (107, "IneligibleReplicaException", False,
@@ -257,6 +259,9 @@ class Errors(enum.Enum):
     UNKNOWN_CONTROLLER_ID = (116, "UnknownControllerIdException", False, "This controller ID is not known.")
     INVALID_REGISTRATION = (119, "InvalidRegistrationException", False,
         "The controller has considered the broker registration to be invalid.")
+    TRANSACTION_ABORTABLE = (120, "TransactionAbortableException", False,
+        "The server encountered an error with the transaction. The client can abort the transaction to continue "
+        "using this transactional ID.")
     INVALID_REGULAR_EXPRESSION = (128, "InvalidRegularExpression", False,
         "The regular expression is not valid.")
 
