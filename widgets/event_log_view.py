@@ -100,7 +100,7 @@ class EventLogView(ipywidgets.Output):
         self.clock_note = clock_note(simulated)       # for a header above the pane
         self._kinds = frozenset(kinds) if kinds is not None else None
         self._max_lines = max_lines
-        self._data_dir = os.path.abspath(data_dir) if data_dir is not None else None
+        self._data_dir = os.path.abspath(str(data_dir)) if data_dir is not None else None
         self._lock = threading.Lock()
         self.shown_seq = 0              # highest event seq already on screen
         self.lines: list[str] = []      # the pane's text, one entry per event (for tests)

@@ -293,14 +293,15 @@ class AdminVerbs:
         """The machine is retired: the broker leaves the layout (ids, ports, configs), and its
         data directory is kept aside as ``broker-<id>.decommissioned`` (never reused)."""
         layout = self._processes.layout
-        directory = layout.data_dir(broker_id)
+        directory, disk = str(layout.data_dir(broker_id)), layout.directory(broker_id)
+        layout.disks.host.remove(layout.config_path(broker_id))
         layout.brokers.remove(broker_id)
         layout.broker_ports.pop(broker_id, None)
         layout.advertised.pop(broker_id, None)
         self._processes.driver.forget_listener(broker_id)
-        (layout.root / "config" / f"{directory.name}.properties").unlink(missing_ok=True)
-        if directory.exists():
-            directory.rename(directory.with_name(directory.name + ".decommissioned"))
+        if disk.is_dir(directory):
+            disk.replace(directory, directory + ".decommissioned")
+        layout.disks.retire(broker_id, directory + ".decommissioned")
         layout.write_configs()
 
     # ------------------------------------------------------------------ reading the metadata

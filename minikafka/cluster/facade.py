@@ -11,7 +11,7 @@ virtual time, deterministically for a seed.  ``start()`` returns when a
 controller leads the quorum and every broker is registered and unfenced.
 
 The facade is also where a learner breaks things.  Fault verbs (kill,
-restart, pause, resume, isolate, heal, add latency, wipe) act on the driver,
+restart, pause, resume, isolate, heal, add latency, wipe, lose power) act on the driver,
 never on node internals, so a node experiences exactly what a real process
 would; ``ensure_dead`` and ``ensure_running`` (the sandbox's convenience)
 reach a process state whatever a widget button did before.  Everything observable comes out as plain data: `snapshot()` (a
@@ -31,6 +31,14 @@ those feature levels, as ``kafka-storage.sh format --feature`` does (the
 default, as Kafka 4.1+, has eligible leader replicas on; see
 `feature_control_manager`).
 
+``storage="memory"`` (the default of a simulated cluster without a given
+``data_dir``) keeps every node's
+files in memory, one disk per node (`NodeDisks`), so nothing is written to
+the machine and ``lose_power`` can drop what was not flushed;
+``storage="disk"`` (a live cluster's default) writes real files under
+``data_dir``.  ``data_dir``, ``node_data_dir`` and ``broker_data_dir`` read
+either the same way.
+
 The class is composed, not mixed in: it owns the layout and the event log,
 builds one `NodeProcesses` (the driver and the nodes on it) and hands it to
 each collaborator, `FaultVerbs`, `AdminVerbs`, `MetricsView`, `ToolTexts` and
@@ -44,6 +52,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import itertools
 import shutil
 import tempfile
 from pathlib import Path
@@ -58,6 +67,7 @@ from minikafka.cluster.layout import (ClusterLayout, bootstrap_features, check_n
                                       existing_cluster_id, generate_cluster_id, parse_listener,
                                       split_overrides)
 from minikafka.cluster.metrics import MetricsView
+from minikafka.cluster.node_disks import NodeDisks, StoredPath, storage_choice
 from minikafka.cluster.processes import NodeProcesses
 from minikafka.cluster.tool_texts import ToolTexts
 from minikafka.runtime.events import EventLog
@@ -69,6 +79,8 @@ START_TIMEOUT_MS = 30_000
 # cluster that was never started or stopped (a kernel restarted mid-lesson) leaves nothing in /tmp.
 _TEMPORARY_ROOTS: set[Path] = set()
 
+
+_MEMORY_ROOTS = itertools.count(1)     # names of in-memory clusters' data directories
 
 @atexit.register
 def _remove_temporary_roots() -> None:
@@ -103,20 +115,24 @@ class Cluster:
                  broker_config: Mapping[str, Any] | None = None, host: str = "127.0.0.1",
                  port: int | None = None, cluster_id: str | None = None,
                  advertised_listeners: Mapping[int, str] | None = None,
-                 features: Mapping[str, int] | None = None):
+                 features: Mapping[str, int] | None = None, storage: str | None = None):
         formatted_features = bootstrap_features(features)     # checked before anything is created
         broker_ids, controller_ids = cluster_node_ids(brokers, controllers, combined)
         timing_profile, broker_config, self.unknown_configs = split_overrides(
             broker_config, profile(timing))
         self.simulated = simulated
+        self.storage = storage_choice(storage, simulated, data_dir is not None)    # "memory" or "disk"
+        in_memory = self.storage == "memory"
         self.seed = None if seed is None else str(seed)
-        self._temporary = data_dir is None      # a temporary data directory is removed by stop()
+        self._temporary = data_dir is None and not in_memory   # a temporary directory is removed by stop()
         root = None if data_dir is None else Path(data_dir)
-        cluster_id = cluster_id or (root and existing_cluster_id(root)) or generate_cluster_id(self.seed)
+        found = None if root is None or in_memory else existing_cluster_id(root)
+        cluster_id = cluster_id or found or generate_cluster_id(self.seed)
+        disks = NodeDisks(self.storage, lambda: self._processes.clock_ms())
         self.layout = ClusterLayout(
             root=root or Path(tempfile.gettempdir()), cluster_id=cluster_id,
             seed=self.seed if self.seed is not None else cluster_id,
-            timing=timing_profile, host=host, brokers=broker_ids, controllers=controller_ids,
+            timing=timing_profile, host=host, brokers=broker_ids, controllers=controller_ids, disks=disks,
             broker_props=default_broker_props(len(broker_ids), broker_config),
             features=formatted_features)
         for broker_id, text in (advertised_listeners or {}).items():
@@ -124,7 +140,9 @@ class Cluster:
                 raise ValueError(f"advertised_listeners names {broker_id}, which is not a broker")
             self.layout.advertised[broker_id] = parse_listener(text)
         check_node_configs(self.layout)       # Kafka's start-up checks, before anything is created
-        if root is None:
+        if root is None and in_memory:            # a name only: nothing is created on the machine
+            self.layout.root = Path(tempfile.gettempdir(), f"minikafka-memory{next(_MEMORY_ROOTS)}")
+        elif root is None:
             self.layout.root = Path(tempfile.mkdtemp(prefix="minikafka-"))
             _TEMPORARY_ROOTS.add(self.layout.root)
         self.events = EventLog()
@@ -149,20 +167,23 @@ class Cluster:
         return list(self.layout.controllers)
 
     @property
-    def data_dir(self) -> Path:
-        return self.layout.root
+    def data_dir(self) -> Path | StoredPath:
+        """The cluster's data directory: a ``Path`` on disk; with ``storage="memory"`` a
+        `StoredPath` that reads the in-memory disks the same way (``/``, ``iterdir``,
+        ``read_text``, ``stat``)."""
+        return self.layout.disks.path(self.layout.root)
 
     @property
     def timing(self) -> TimingProfile:
         return self.layout.timing
 
-    def broker_data_dir(self, broker_id: int) -> Path:
+    def broker_data_dir(self, broker_id: int) -> Path | StoredPath:
         self._processes.check_node(broker_id, "broker")
-        return self.layout.data_dir(broker_id)
+        return self.layout.disks.path(self.layout.data_dir(broker_id))
 
-    def node_data_dir(self, node_id: int) -> Path:
+    def node_data_dir(self, node_id: int) -> Path | StoredPath:
         self._processes.check_node(node_id)
-        return self.layout.data_dir(node_id)
+        return self.layout.disks.path(self.layout.data_dir(node_id))
 
     def set_advertised_listener(self, broker_id: int, listener: str | None) -> None:
         """Edit ``advertised.listeners`` in the broker's ``server.properties``: the address
@@ -212,11 +233,13 @@ class Cluster:
     def stop(self, graceful: bool = True) -> None:
         """Stop every node (brokers with a controlled shutdown first), then the driver.
 
-        A temporary data directory is removed; a given ``data_dir`` keeps the data.  Views
+        A temporary data directory is removed (in memory: the files are dropped); a given
+        ``data_dir`` keeps the data.  Views
         of the cluster hear of it first (`EventLog.announce_stop`) and keep their last picture.
         """
         self.events.announce_stop()
         self._processes.stop_all(graceful)
+        self.layout.disks.discard()        # in memory: the files go with the cluster
         if self._temporary:
             shutil.rmtree(self.layout.root, ignore_errors=True)
             _TEMPORARY_ROOTS.discard(self.layout.root)
@@ -273,6 +296,7 @@ class Cluster:
     heal = verb("_faults", FaultVerbs.heal)
     add_latency = verb("_faults", FaultVerbs.add_latency)
     wipe = verb("_faults", FaultVerbs.wipe)
+    lose_power = verb("_faults", FaultVerbs.lose_power)
     ensure_dead = verb("_faults", FaultVerbs.ensure_dead)
     ensure_running = verb("_faults", FaultVerbs.ensure_running)
 

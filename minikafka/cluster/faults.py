@@ -13,6 +13,15 @@ controller expires.  ``isolate`` cuts a node off from the other nodes (not
 from clients), ``add_latency`` slows its links, ``wipe`` deletes its data
 directory and formats it again (a replaced disk).
 
+``lose_power`` is the machine's fault, not only the process's: each named
+node's process dies as with ``kill`` and its disk keeps only what was
+flushed (fsync).  ``kill`` keeps every written byte, as the operating
+system's page cache survives a process crash.  Kafka flushes rarely
+(``flush.messages``, ``flush.ms``: never by default) and relies on
+replication instead, so a power loss of every replica at once loses
+acknowledged records.  It needs the in-memory storage (`NodeDisks`, the
+default of a simulated cluster), which can drop what was not flushed.
+
 Bad targets get a clear error and change nothing: an unknown id, killing a
 dead node, resuming one that is not paused, any process verb on a cluster
 that is not running.
@@ -30,8 +39,6 @@ it) and nothing else.
 """
 
 from __future__ import annotations
-
-import shutil
 
 from minikafka.cluster.processes import NodeProcesses
 from minikafka.drivers.cluster_runtime import NodeState
@@ -67,9 +74,31 @@ class FaultVerbs:
         self._processes.call(lambda: driver.note(kind, text, node_id, **data))
 
     def kill(self, node_id: int) -> None:
-        """Crash a node (like ``kill -9``): nothing is flushed, clients are refused."""
+        """Crash a node (like ``kill -9``): nothing is flushed, clients are refused; every byte it
+        wrote stays (the page cache survives a process crash: see `lose_power`)."""
         self._check(node_id, APPLIES["kill"], "kill")
         self._processes.kill_node(node_id)
+
+    def lose_power(self, *node_ids: int) -> dict[int, int]:
+        """Cut the power of the named nodes' machines at one instant: each process dies (as
+        ``kill``; a dead node just loses its disk's unflushed bytes) and each disk keeps only
+        what was flushed.  Returns node id -> bytes written but not flushed, now gone.
+        ``restart`` brings a node back: with no clean-shutdown marker it recovers its logs.
+        Needs the in-memory storage (``storage="memory"``, a simulated cluster's default)."""
+        if not node_ids:
+            raise ValueError("lose_power() needs at least one node id")
+        for node_id in node_ids:
+            self._processes.check_node(node_id)
+        if len(set(node_ids)) != len(node_ids):
+            raise ValueError(f"lose_power() names a node twice: {list(node_ids)}")
+        self._require_started("cut the power of")
+        if not self._processes.layout.disks.in_memory:
+            raise RuntimeError("lose_power needs the in-memory storage: this cluster keeps its files "
+                               "on the real disk, which cannot forget what was not flushed. Use "
+                               "Cluster(..., storage='memory') (the default of simulated=True "
+                               "without a data_dir); kill() is a process crash, which keeps every "
+                               "written byte")
+        return self._processes.lose_power(list(node_ids))
 
     def shutdown(self, node_id: int, timeout_ms: int = 30_000) -> None:
         """Stop a node cleanly, as ``kafka-server-stop.sh`` (SIGTERM) does: a broker first
@@ -167,7 +196,7 @@ class FaultVerbs:
         processes.check_node(node_id)
         if processes.state(node_id) is not NodeState.DEAD:
             processes.kill_node(node_id, reason="killed for a disk wipe")
-        shutil.rmtree(processes.layout.data_dir(node_id), ignore_errors=True)
+        processes.layout.disks.replace_disk(node_id)
         processes.wipes += 1
         processes.layout.format_storage(processes.now(), salt=f"wipe-{processes.wipes}")
         processes.start_node(node_id)

@@ -15,6 +15,9 @@ does the same for the sandbox:
 * each node gets ``<root>/broker-<id>``, ``controller-<id>`` or ``node-<id>``
   and a ``config/<name>.properties`` next to them, so learners can read the
   settings that made the node what it is;
+* every file goes to the node's disk chosen by `NodeDisks` (real files, or
+  memory for a simulated cluster): ``meta.properties`` on the node's own
+  `LogDirectory`, the ``config/`` files on the operator's (``disks.host``);
 * a directory that is already formatted is left alone: the node itself checks
   at start-up that it belongs to this cluster and this node id, and refuses to
   start otherwise, as Kafka does.
@@ -25,15 +28,18 @@ nodes' random choices come from it.
 
 from __future__ import annotations
 
+import os
 import random
 import secrets
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from minikafka.cluster.node_disks import NodeDisks
 from minikafka.common.uuid import Uuid
 from minikafka.drivers.simulated import SIM_BROKER_PORT, SIM_CONTROLLER_PORT
 from minikafka.server.node_config import BROKER_LISTENER, CONTROLLER_LISTENER, Endpoint, NodeConfig
+from minikafka.storage.log_directory import LogDirectory
 from minikafka.storage.meta_properties import META_PROPERTIES_NAME, MetaProperties
 from minikafka.common.timing import TimingProfile
 
@@ -102,6 +108,7 @@ class ClusterLayout:
     host: str
     brokers: list[int]                          # every node with the broker role
     controllers: list[int]                      # every node with the controller role (the voters)
+    disks: NodeDisks                            # each node's disk (files or memory) and the operator's
     broker_ports: dict[int, int] = field(default_factory=dict)      # PLAINTEXT listener ports
     controller_ports: dict[int, int] = field(default_factory=dict)  # CONTROLLER listener ports
     broker_props: dict[str, str] = field(default_factory=dict)
@@ -122,6 +129,10 @@ class ClusterLayout:
         roles = self.roles(node_id)
         prefix = "node" if len(roles) == 2 else roles[0]
         return self.root / f"{prefix}-{node_id}"
+
+    def directory(self, node_id: int) -> LogDirectory:
+        """The `LogDirectory` node ``node_id`` keeps its files in (its machine's disk)."""
+        return self.disks.directory(node_id, self.data_dir(node_id))
 
     def voters(self) -> dict[int, Endpoint]:
         return {c: Endpoint(CONTROLLER_LISTENER, self.host, self.controller_ports[c])
@@ -151,23 +162,25 @@ class ClusterLayout:
         """
         formatted = []
         for node_id in self.node_ids:
-            directory = self.data_dir(node_id)
+            data_dir, disk = str(self.data_dir(node_id)), self.directory(node_id)
             directory_id = Uuid.random(random.Random(f"{self.seed}:format:{node_id}:{salt}"))
-            if (directory / META_PROPERTIES_NAME).exists():
+            if disk.exists(os.path.join(data_dir, META_PROPERTIES_NAME)):
                 continue
-            directory.mkdir(parents=True, exist_ok=True)
-            MetaProperties(1, self.cluster_id, node_id, directory_id).write(str(directory), now_ms)
+            disk.make_dirs(data_dir)
+            MetaProperties(1, self.cluster_id, node_id, directory_id).write(data_dir, now_ms, disk)
             formatted.append(node_id)
         self.write_configs()
         return formatted
 
+    def config_path(self, node_id: int) -> str:
+        """Where the node's ``server.properties`` is written: ``<root>/config/<name>.properties``."""
+        return os.path.join(self.root, "config", f"{self.data_dir(node_id).name}.properties")
+
     def write_configs(self) -> None:
-        config_dir = self.root / "config"
-        config_dir.mkdir(parents=True, exist_ok=True)
+        self.disks.host.make_dirs(os.path.join(self.root, "config"))
         for node_id in self.node_ids:
-            name = self.data_dir(node_id).name
             text = self.node_config(node_id).server_properties()
-            (config_dir / f"{name}.properties").write_text(text, encoding="utf-8")
+            self.disks.host.write_bytes(self.config_path(node_id), text.encode("utf-8"))
 
 
 def parse_listener(text: str) -> Endpoint:

@@ -11,8 +11,9 @@ class is the facade's only door to them:
 * ``start_all`` builds the driver, has it choose (and, live, reserve) every
   node's port, formats the storage at the driver's clock and starts the
   controllers, then the brokers; ``stop_all`` stops them again;
-* ``start_node``, ``kill_node`` and ``begin_node_shutdown`` act on one
-  process; a broker's client listener opens and closes with it;
+* ``start_node``, ``kill_node``, ``lose_power`` and ``begin_node_shutdown``
+  act on one process (``lose_power`` also on its disk, `NodeDisks`); a
+  broker's client listener opens and closes with it;
 * ``call(fn)`` runs ``fn`` where the nodes live (the driver's thread when
   live), and ``node``, ``state``, ``active_controller_node`` and
   ``cluster_image`` read them there;
@@ -57,7 +58,7 @@ class NodeProcesses:
     def _node_factory(self, node_id: int, incarnation: int, now: int):
         from minikafka.server.kafka_node import KafkaNode
         rng = random.Random(f"{self.layout.seed}:{node_id}:{incarnation}")
-        return KafkaNode(self.layout.node_config(node_id), rng, now)
+        return KafkaNode(self.layout.node_config(node_id), rng, now, self.layout.directory(node_id))
 
     def _assign_ports(self) -> None:
         """Every node's listener port, chosen by the driver (``first_port`` and up, if given)."""
@@ -164,7 +165,36 @@ class NodeProcesses:
         def crash() -> None:          # one trip to the cluster's thread: a busy kernel delays each
             driver.close_listener(node_id)
             driver.kill(node_id, reason, kind)
+            self.layout.disks.crash(node_id)      # the page cache survives the process
         self.call(crash)
+
+    def lose_power(self, node_ids: list[int]) -> dict[int, int]:
+        """The nodes' machines lose power at one instant: each process dies (as `kill_node`,
+        unless it is dead already) and each disk goes back to what was flushed.  Returns, per
+        node, the bytes that were written but not flushed (now gone)."""
+        driver, disks = self.driver, self.layout.disks
+
+        def power_off() -> dict[int, int]:
+            lost = {}
+            for node_id in node_ids:
+                if self.state(node_id) is not NodeState.DEAD:
+                    driver.close_listener(node_id)
+                    driver.kill(node_id, "lost power", "node_killed")
+                lost[node_id] = disks.lose_power(node_id)
+                driver.note("node_lost_power",
+                            f"{self.describe(node_id)} lost power: {lost[node_id]} bytes written since "
+                            f"their last flush are gone from its disk (flushed bytes survive)",
+                            node_id, lost_bytes=lost[node_id])
+            return lost
+        return self.call(power_off)
+
+    def clock_ms(self) -> int:
+        """The driver's clock where it exists (the time stamped on in-memory files); before the
+        cluster starts, where a simulated clock will start (0 for a live cluster)."""
+        driver = self.driver
+        if driver is not None:
+            return driver.now()
+        return SIM_EPOCH_MS if self.simulated else 0
 
     def begin_node_shutdown(self, node_id: int, resign: bool = True) -> Callable[[], bool]:
         done = []

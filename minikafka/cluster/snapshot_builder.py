@@ -19,26 +19,27 @@ cluster's `NodeProcesses` (layout, driver, event log) and nothing else.
 
 from __future__ import annotations
 
-import os
 
 from minikafka.common.topic_partition import TopicPartition
 from minikafka.drivers.cluster_runtime import NodeState
 from minikafka.metadata.image import ConfigResource
 from minikafka.cluster.snapshot import (ClusterSnapshot, NodeSnapshot, PartitionSnapshot,
                                 QuorumSnapshot, ReplicaState, TopicSnapshot)
+from minikafka.cluster.node_disks import NodeDisks
 from minikafka.cluster.processes import NodeProcesses
 from minikafka.server.kafka_node_snapshot import KafkaNodeSnapshot
 
 
-def log_bytes(directory: str) -> int:
+def log_bytes(disks: NodeDisks, directory: str) -> int:
+    """The bytes of every ``.log`` segment under ``directory``, on the node's disk."""
+    disk = disks.owner(directory)
     total = 0
-    for root, _, files in os.walk(directory):
-        for name in files:
-            if name.endswith(".log"):
-                try:
-                    total += os.path.getsize(os.path.join(root, name))
-                except OSError:
-                    pass
+    for path in disks.walk_files(directory):
+        if path.endswith(".log"):
+            try:
+                total += disk.size(path)
+            except OSError:
+                pass
     return total
 
 
@@ -90,7 +91,7 @@ def _node_snapshot(processes: NodeProcesses, node_id: int, image,
         isolated=network.is_isolated(node_id),
         registration=_registration_state(image, node_id, roles),
         raft_role=raft_role, raft_epoch=raft_epoch, host=layout.host, port=port,
-        data_dir=str(layout.data_dir(node_id)), disk_bytes=log_bytes(str(layout.data_dir(node_id))),
+        data_dir=str(layout.data_dir(node_id)), disk_bytes=log_bytes(layout.disks, str(layout.data_dir(node_id))),
         extra_latency_ms=network.extra_latency.get(node_id, 0),
         cut_from=network.cut_peers(node_id), metrics=local.metrics if local is not None else {})
 

@@ -35,7 +35,7 @@ checked.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from minikafka.common.errors import (BrokerIdNotRegisteredException, DuplicateBrokerRegistrationException,
                                      InconsistentClusterIdException, StaleBrokerEpochException,
@@ -45,12 +45,13 @@ from minikafka.common.java_hashing import hashmap_order
 from minikafka.controller.broker_heartbeat_manager import BrokerHeartbeatManager
 from minikafka.controller.controller_result import ControllerEvent, ControllerResult
 from minikafka.controller.requests import (BrokerRegistrationRequest, BrokerRegistrationResponse,
-                                           Feature)
+                                           Feature, Listener)
 from minikafka.controller.striped_replica_placer import UsableBroker
 from minikafka.metadata.image import METADATA_VERSION, MetadataImage
 from minikafka.metadata.partition_registration import DirectoryId
 from minikafka.metadata.records import (BrokerEndpoint, BrokerFeature, BrokerRegistrationChangeRecord,
-                                        ControllerEndpoint, ControllerFeature, RegisterBrokerRecord,
+                                        ControllerEndpoint, ControllerFeature, MetadataRecord,
+                                        RegisterBrokerRecord,
                                         RegisterControllerRecord, UnregisterBrokerRecord)
 
 InvalidRegistrationException = exception_for(Errors.INVALID_REGISTRATION)
@@ -90,7 +91,7 @@ class ClusterControlManager:
         self.register_offsets = dict(self.committed_register_offsets)
 
     # ------------------------------------------------------------------ replay hooks
-    def replay(self, record, offset: int, image_after: MetadataImage, now: int) -> None:
+    def replay(self, record: MetadataRecord, offset: int, image_after: MetadataImage, now: int) -> None:
         """Keep controller-only state in step with a record applied to the working image."""
         if isinstance(record, RegisterBrokerRecord):
             self.register_offsets[record.broker_id] = offset
@@ -105,11 +106,17 @@ class ClusterControlManager:
             if broker is not None:
                 self.heartbeat_manager.register(broker.id, broker.fenced)
 
-    def replay_committed(self, record, offset: int) -> None:
+    def replay_committed(self, record: MetadataRecord, offset: int) -> None:
         if isinstance(record, RegisterBrokerRecord):
             self.committed_register_offsets[record.broker_id] = offset
         elif isinstance(record, UnregisterBrokerRecord):
             self.committed_register_offsets.pop(record.broker_id, None)
+
+    def active_heartbeat_manager(self) -> BrokerHeartbeatManager:
+        """The heartbeat manager, which exists only while this controller is the active one."""
+        if self.heartbeat_manager is None:
+            raise RuntimeError("ClusterControlManager is not active.")
+        return self.heartbeat_manager
 
     def track_broker_heartbeat(self, broker_id: int, broker_epoch: int, now: int) -> bool:
         """``trackBrokerHeartbeat``: refresh the session of a heartbeat's (id, epoch), before anything else
@@ -155,7 +162,7 @@ class ClusterControlManager:
 
     # ------------------------------------------------------------------ registration
     def register_broker(self, image: MetadataImage, request: BrokerRegistrationRequest,
-                        new_broker_epoch: int, now: int) -> ControllerResult:
+                        new_broker_epoch: int, now: int) -> ControllerResult[BrokerRegistrationResponse]:
         if self.heartbeat_manager is None:
             raise RuntimeError("ClusterControlManager is not active.")
         if request.cluster_id != self.cluster_id:
@@ -174,14 +181,15 @@ class ClusterControlManager:
         self._check_directories(image, request)
         features = _registration_features(image, request.features)
         new_incarnation = existing is None or existing.incarnation_id != request.incarnation_id
+        if existing is None or new_incarnation:
+            epoch, fenced, in_controlled_shutdown = new_broker_epoch, True, False
+        else:
+            epoch, fenced, in_controlled_shutdown = existing.epoch, existing.fenced, existing.in_controlled_shutdown
         record = RegisterBrokerRecord(
-            broker_id=request.broker_id, incarnation_id=request.incarnation_id,
-            broker_epoch=new_broker_epoch if new_incarnation else existing.epoch,
-            end_points=[BrokerEndpoint(l.name, l.host, l.port, l.security_protocol) for l in request.listeners],
-            features=features, rack=request.rack,
-            fenced=True if new_incarnation else existing.fenced,
-            in_controlled_shutdown=False if new_incarnation else existing.in_controlled_shutdown,
-            log_dirs=request.log_dirs)
+            broker_id=request.broker_id, incarnation_id=request.incarnation_id, broker_epoch=epoch,
+            end_points=tuple(BrokerEndpoint(l.name, l.host, l.port, l.security_protocol) for l in request.listeners),
+            features=tuple(features), rack=request.rack, fenced=fenced,
+            in_controlled_shutdown=in_controlled_shutdown, log_dirs=request.log_dirs)
         if new_incarnation:
             self.heartbeat_manager.remove(request.broker_id)
         event = ControllerEvent(
@@ -208,13 +216,14 @@ class ClusterControlManager:
                         f"Broker {broker.id} is already registered with directory {directory}")
 
     @staticmethod
-    def register_controller(controller_id: int, incarnation_id: Uuid, listeners, features) -> ControllerResult:
+    def register_controller(controller_id: int, incarnation_id: Uuid, listeners: Iterable[Listener],
+                            features: Iterable[Feature]) -> ControllerResult[None]:
         """ControllerRegistration (KIP-919): every controller announces its endpoints and features."""
         record = RegisterControllerRecord(
             controller_id=controller_id, incarnation_id=incarnation_id, zk_migration_ready=False,
-            end_points=[ControllerEndpoint(l.name, l.host, l.port, l.security_protocol) for l in listeners],
-            features=[ControllerFeature(f.name, f.min_supported_version, f.max_supported_version)
-                      for f in features])
+            end_points=tuple(ControllerEndpoint(l.name, l.host, l.port, l.security_protocol) for l in listeners),
+            features=tuple(ControllerFeature(f.name, f.min_supported_version, f.max_supported_version)
+                           for f in features))
         return ControllerResult((record,), None)
 
 

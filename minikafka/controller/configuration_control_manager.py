@@ -43,7 +43,7 @@ forwards the request, with the same message.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Iterable, Mapping, Sequence
 
 from minikafka.common import topic as topic_rules
 from minikafka.common.config.broker_configs import BROKER_CONFIG_DEF, dynamic_update_error
@@ -99,7 +99,7 @@ class ConfigurationControlManager:
 
     def unclean_leader_election_enabled(self, image: MetadataImage, topic: str) -> bool:
         value = self.topic_config(image, topic, "unclean.leader.election.enable")
-        return bool(value) and value.strip().lower() == "true"
+        return value is not None and value.strip().lower() == "true"
 
     def effective_topic_configs(self, image: MetadataImage,
                                 creation_configs: Mapping[str, str]) -> list[tuple[str, str | None, int]]:
@@ -127,7 +127,7 @@ class ConfigurationControlManager:
     # ------------------------------------------------------------------ IncrementalAlterConfigs
     def incremental_alter_configs(self, image: MetadataImage,
                                   changes: Mapping[ConfigResource, Mapping[str, tuple[int, str | None]]],
-                                  newly_created: bool = False) -> ControllerResult:
+                                  newly_created: bool = False) -> ControllerResult[dict[ConfigResource, ApiError]]:
         """Records for every resource that validates; response: {ConfigResource: ApiError}."""
         records: list[ConfigRecord] = []
         results: dict[ConfigResource, ApiError] = {}
@@ -138,9 +138,11 @@ class ConfigurationControlManager:
                 records.extend(new_records)
         return ControllerResult(tuple(records) + clear_elr_records(image, records), results)
 
-    def _incremental_resource(self, image, resource, ops, newly_created) -> tuple[ApiError, list]:
+    def _incremental_resource(self, image: MetadataImage, resource: ConfigResource,
+                              ops: Mapping[str, tuple[int, str | None]],
+                              newly_created: bool) -> tuple[ApiError, list[ConfigRecord]]:
         current = image.configs.config(resource)
-        new_records = []
+        new_records: list[ConfigRecord] = []
         for name, (op, value) in ops.items():
             old = current.get(name)
             if op == AlterConfigOpType.SET:
@@ -164,7 +166,7 @@ class ConfigurationControlManager:
     # ------------------------------------------------------------------ AlterConfigs (legacy)
     def legacy_alter_configs(self, image: MetadataImage,
                              new_configs: Mapping[ConfigResource, Mapping[str, str | None]],
-                             newly_created: bool = False) -> ControllerResult:
+                             newly_created: bool = False) -> ControllerResult[dict[ConfigResource, ApiError]]:
         records: list[ConfigRecord] = []
         results: dict[ConfigResource, ApiError] = {}
         for resource, configs in new_configs.items():
@@ -183,7 +185,8 @@ class ConfigurationControlManager:
         return ControllerResult(tuple(records) + clear_elr_records(image, records), results)
 
     # ------------------------------------------------------------------ validation
-    def _validate(self, image, resource, altered, deleted, newly_created) -> ApiError:
+    def _validate(self, image: MetadataImage, resource: ConfigResource, altered: Sequence[ConfigRecord],
+                  deleted: Sequence[ConfigRecord], newly_created: bool) -> ApiError:
         configs = dict(image.configs.config(resource))
         for record in altered:
             if record.value is None:
@@ -203,7 +206,8 @@ class ConfigurationControlManager:
             return ApiError.from_exception(exc)
         return ApiError.NONE
 
-    def _validate_resource(self, image, resource, configs, altered) -> None:
+    def _validate_resource(self, image: MetadataImage, resource: ConfigResource, configs: Mapping[str, str],
+                           altered: Sequence[ConfigRecord]) -> None:
         if resource.type == ConfigResourceType.TOPIC:
             if resource.name == "":
                 raise InvalidRequestException("Default topic resources are not allowed.")
@@ -219,7 +223,7 @@ class ConfigurationControlManager:
             raise InvalidRequestException(f"Unknown resource type {_type_name(resource.type)}")
 
 
-def clear_elr_records(image: MetadataImage, records) -> tuple:
+def clear_elr_records(image: MetadataImage, records: Iterable[ConfigRecord]) -> tuple[ClearElrRecord, ...]:
     """``createClearElrRecordsAsNeeded``: with ELR, every min.insync.replicas change clears ELRs.
 
     The ELR was computed against the old minimum, so it no longer says who is safe:
@@ -230,7 +234,7 @@ def clear_elr_records(image: MetadataImage, records) -> tuple:
                  for r in records if r.name == MIN_INSYNC_REPLICAS)
 
 
-def _elr_min_isr_error(image: MetadataImage, records) -> ApiError | None:
+def _elr_min_isr_error(image: MetadataImage, records: Iterable[ConfigRecord]) -> ApiError | None:
     """With ELR, min ISR lives at topic and cluster level only, and the cluster value stays."""
     if not is_elr_enabled(image):
         return None

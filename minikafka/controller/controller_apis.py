@@ -29,7 +29,7 @@ its answers to hide which topics exist.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Hashable, Literal, TypeVar, overload
 
 from minikafka.common.errors import Errors
 from minikafka.common.java_hashing import hashmap_order
@@ -41,15 +41,18 @@ from minikafka.controller.requests import (
     AlterConfigsResponse, AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse,
     AlterPartitionRequest, AlterPartitionResponse, BrokerHeartbeatRequest, BrokerHeartbeatResponse,
     BrokerRegistrationRequest, BrokerRegistrationResponse, ConfigResourceType, ControllerRegistrationRequest,
-    ControllerRegistrationResponse, CreatableTopicResult,
-    CreatePartitionsRequest, CreatePartitionsResponse, CreatePartitionsTopicResult, CreateTopicsRequest,
+    ControllerRegistrationResponse, ControllerRequest, ControllerResponse, CreatableTopicResult,
+    CreatePartitionsRequest, CreatePartitionsResponse, CreatePartitionsTopic, CreatePartitionsTopicResult,
+    CreateTopicsRequest,
     CreateTopicsResponse, DeletableTopicResult, DeleteTopicsRequest, DeleteTopicsResponse,
     ElectLeadersRequest, ElectLeadersResponse, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse,
     ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse, PartitionResult,
     ReplicaElectionResult, UnregisterBrokerRequest, UnregisterBrokerResponse)
 from minikafka.metadata.image import ConfigResource, MetadataImage
 
-ZERO = Uuid.ZERO  # type: ignore[attr-defined]
+ZERO = Uuid.ZERO
+
+H = TypeVar("H", bound=Hashable)
 
 
 # ---------------------------------------------------------------- CreateTopics
@@ -111,8 +114,9 @@ def resolve_delete_topics(image: MetadataImage, request: DeleteTopicsRequest
     return to_delete, answers
 
 
-def _duplicates(items: list) -> list:
-    seen, dups = set(), []
+def _duplicates(items: list[H]) -> list[H]:
+    seen: set[H] = set()
+    dups: list[H] = []
     for item in items:
         if item in seen and item not in dups:
             dups.append(item)
@@ -120,13 +124,14 @@ def _duplicates(items: list) -> list:
     return dups
 
 
-def _unique(items: list) -> list:
+def _unique(items: list[H]) -> list[H]:
     dups = set(_duplicates(items))
     return [item for item in dict.fromkeys(items) if item not in dups]
 
 
 # ---------------------------------------------------------------- CreatePartitions
-def split_create_partitions(request: CreatePartitionsRequest):
+def split_create_partitions(request: CreatePartitionsRequest
+                            ) -> tuple[list[CreatePartitionsTopic], list[CreatePartitionsTopicResult]]:
     """(topics to process, answers for duplicate names).
 
     Kafka's ControllerApis collects the names in a ``HashSet``, answers the
@@ -137,20 +142,33 @@ def split_create_partitions(request: CreatePartitionsRequest):
     dups = set(_duplicates(names))
     answers = [CreatePartitionsTopicResult(name, Errors.INVALID_REQUEST, "Duplicate topic name.")
                for name in hashmap_order(dups)]
-    first = {}
+    first: dict[str, CreatePartitionsTopic] = {}
     for topic in request.topics:
         first.setdefault(topic.name, topic)
     return [first[name] for name in hashmap_order(names) if name not in dups], answers
 
 
 # ---------------------------------------------------------------- (Incremental)AlterConfigs
-def split_config_resources(request: IncrementalAlterConfigsRequest | AlterConfigsRequest, incremental: bool):
+@overload
+def split_config_resources(request: IncrementalAlterConfigsRequest, incremental: Literal[True]
+                           ) -> tuple[dict[ConfigResource, dict[str, tuple[int, str | None]]],
+                                      list[AlterConfigsResourceResponse]]: ...
+
+
+@overload
+def split_config_resources(request: AlterConfigsRequest, incremental: Literal[False]
+                           ) -> tuple[dict[ConfigResource, dict[str, str | None]],
+                                      list[AlterConfigsResourceResponse]]: ...
+
+
+def split_config_resources(request: IncrementalAlterConfigsRequest | AlterConfigsRequest, incremental: bool
+                           ) -> tuple[dict[ConfigResource, dict[str, Any]], list[AlterConfigsResourceResponse]]:
     """({ConfigResource: changes}, answers decided here) for either AlterConfigs API.
 
     Incremental changes map a name to ``(op, value)``; legacy ones to the value.
     """
     answers: list[AlterConfigsResourceResponse] = []
-    changes: dict[ConfigResource, dict] = {}
+    changes: dict[ConfigResource, dict[str, Any]] = {}
     duplicates: set[ConfigResource] = set()
     known = {t.value for t in ConfigResourceType} - {ConfigResourceType.UNKNOWN}
     for resource in request.resources:
@@ -175,7 +193,7 @@ def split_config_resources(request: IncrementalAlterConfigsRequest | AlterConfig
 
 
 # ---------------------------------------------------------------- whole-request errors
-def error_response(request: Any, error: ApiError) -> Any:
+def error_response(request: ControllerRequest, error: ApiError) -> ControllerResponse:
     """The response Kafka sends when the whole request fails with ``error``."""
     builder = _ERROR_RESPONSES.get(type(request))
     if builder is None:
@@ -183,31 +201,33 @@ def error_response(request: Any, error: ApiError) -> Any:
     return builder(request, error)
 
 
-def _create_topics_error(r: CreateTopicsRequest, e: ApiError):
+def _create_topics_error(r: CreateTopicsRequest, e: ApiError) -> CreateTopicsResponse:
     return CreateTopicsResponse(tuple(CreatableTopicResult(t.name, error_code=e.error, error_message=e.message)
                                       for t in r.topics))
 
 
-def _delete_topics_error(r: DeleteTopicsRequest, e: ApiError):
-    named = [(n, ZERO) for n in r.topic_names] + [(t.name, t.topic_id) for t in r.topics]
+def _delete_topics_error(r: DeleteTopicsRequest, e: ApiError) -> DeleteTopicsResponse:
+    named: list[tuple[str | None, Uuid]] = [(n, ZERO) for n in r.topic_names] + [(t.name, t.topic_id) for t in r.topics]
     return DeleteTopicsResponse(tuple(DeletableTopicResult(n, i, e.error, e.message) for n, i in named))
 
 
-def _configs_error(response_type: Callable) -> Callable:
-    def build(r, e: ApiError):
+def _configs_error(response_type: type[IncrementalAlterConfigsResponse] | type[AlterConfigsResponse]
+                   ) -> Callable[[IncrementalAlterConfigsRequest | AlterConfigsRequest, ApiError], ControllerResponse]:
+    def build(r: IncrementalAlterConfigsRequest | AlterConfigsRequest, e: ApiError) -> ControllerResponse:
         return response_type(tuple(AlterConfigsResourceResponse(c.resource_type, c.resource_name,
                                                                 e.error, e.message) for c in r.resources))
     return build
 
 
-def _elect_leaders_error(r: ElectLeadersRequest, e: ApiError):
+def _elect_leaders_error(r: ElectLeadersRequest, e: ApiError) -> ElectLeadersResponse:
     results = tuple(ReplicaElectionResult(tp.topic, tuple(PartitionResult(p, e.error, e.message)
                                                           for p in tp.partitions))
                     for tp in (r.topic_partitions or ()))
     return ElectLeadersResponse(results, e.error)
 
 
-_ERROR_RESPONSES: dict[type, Callable[[Any, ApiError], Any]] = {
+# Request type -> the builder of its whole-request error (each takes that type: a dict cannot say so).
+_ERROR_RESPONSES: dict[type[ControllerRequest], Callable[[Any, ApiError], ControllerResponse]] = {
     BrokerRegistrationRequest: lambda r, e: BrokerRegistrationResponse(e.error),
     BrokerHeartbeatRequest: lambda r, e: BrokerHeartbeatResponse(e.error),
     UnregisterBrokerRequest: lambda r, e: UnregisterBrokerResponse(e.error, e.message),

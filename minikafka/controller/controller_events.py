@@ -31,13 +31,17 @@ log4j lines; the texts use Kafka's terms.
 
 from __future__ import annotations
 
+from typing import Iterable, Sequence
+
+from minikafka.common.uuid import Uuid
 from minikafka.controller.controller_result import ControllerEvent
 from minikafka.metadata.image import ConfigResource, MetadataImage
-from minikafka.metadata.records import (ClearElrRecord, ConfigRecord, PartitionChangeRecord, PartitionRecord,
-                                        RemoveTopicRecord, TopicRecord)
+from minikafka.metadata.partition_registration import PartitionRegistration
+from minikafka.metadata.records import (ClearElrRecord, ConfigRecord, MetadataRecord, PartitionChangeRecord,
+                                        PartitionRecord, RemoveTopicRecord, TopicRecord)
 
 
-def format_replicas(replicas) -> str:
+def format_replicas(replicas: Iterable[int]) -> str:
     """``[2,3,1]``: Kafka-style list without spaces, as the sandbox prints ISRs."""
     return "[" + ",".join(str(r) for r in replicas) + "]"
 
@@ -46,11 +50,12 @@ def format_leader(leader: int) -> str:
     return "none" if leader < 0 else str(leader)
 
 
-def events_for_records(before: MetadataImage, after: MetadataImage, records) -> list[ControllerEvent]:
+def events_for_records(before: MetadataImage, after: MetadataImage,
+                       records: Sequence[MetadataRecord]) -> list[ControllerEvent]:
     """The generic events for ``records`` applied on ``before`` giving ``after``."""
     events: list[ControllerEvent] = []
     created = {r.topic_id for r in records if isinstance(r, TopicRecord)}
-    added: dict = {}
+    added: dict[Uuid, list[int]] = {}
     configs: dict[ConfigResource, list[ConfigRecord]] = {}
     for record in records:
         if isinstance(record, TopicRecord):
@@ -73,11 +78,11 @@ def events_for_records(before: MetadataImage, after: MetadataImage, records) -> 
     return events
 
 
-def _created_in(records, topic_name: str) -> bool:
+def _created_in(records: Sequence[MetadataRecord], topic_name: str) -> bool:
     return any(isinstance(r, TopicRecord) and r.name == topic_name for r in records)
 
 
-def _topic_created(after: MetadataImage, record: TopicRecord, records) -> ControllerEvent:
+def _topic_created(after: MetadataImage, record: TopicRecord, records: Sequence[MetadataRecord]) -> ControllerEvent:
     partitions = [r for r in records if isinstance(r, PartitionRecord) and r.topic_id == record.topic_id]
     configs = {r.name: r.value for r in records if isinstance(r, ConfigRecord)
                and r.resource_type == ConfigResource.TOPIC and r.resource_name == record.name}
@@ -98,8 +103,8 @@ def _topic_deleted(before: MetadataImage, record: RemoveTopicRecord) -> Controll
                            {"topic": name, "topic_id": str(record.topic_id)})
 
 
-def _partitions_added(after: MetadataImage, topic_id, indexes: list[int]) -> ControllerEvent:
-    topic = after.topic(topic_id)
+def _partitions_added(after: MetadataImage, topic_id: Uuid, indexes: list[int]) -> ControllerEvent:
+    topic = after.topics.topics_by_id[topic_id]
     total = len(topic.partitions)
     span = str(indexes[0]) if len(indexes) == 1 else f"{min(indexes)}..{max(indexes)}"
     return ControllerEvent("partitions_added",
@@ -123,11 +128,11 @@ def _config_changed(resource: ConfigResource, changes: list[ConfigRecord]) -> Co
 
 def _partition_changed(before: MetadataImage, after: MetadataImage,
                        record: PartitionChangeRecord) -> list[ControllerEvent]:
-    topic = after.topic(record.topic_id)
-    old = before.partition(record.topic_id, record.partition_id)
-    new = topic.partition(record.partition_id)
+    topic = after.topics.topics_by_id[record.topic_id]          # a change is to a partition that exists
+    old = before.topics.topics_by_id[record.topic_id].partitions[record.partition_id]
+    new = topic.partitions[record.partition_id]
     name = f"{topic.name}-{record.partition_id}"
-    events = []
+    events: list[ControllerEvent] = []
     if not old.is_reassigning() and new.is_reassigning():
         events.append(ControllerEvent(
             "reassignment_started",
@@ -152,7 +157,7 @@ def _partition_changed(before: MetadataImage, after: MetadataImage,
     return events
 
 
-def _elr_text(old, new) -> str:
+def _elr_text(old: PartitionRegistration, new: PartitionRegistration) -> str:
     text = ""
     if old.elr != new.elr:
         text += f", ELR {format_replicas(old.elr)} -> {format_replicas(new.elr)}"
@@ -162,12 +167,13 @@ def _elr_text(old, new) -> str:
     return text
 
 
-def _elr_data(old, new) -> dict:
+def _elr_data(old: PartitionRegistration, new: PartitionRegistration) -> dict[str, list[int]]:
     return {"elr_before": list(old.elr), "elr": list(new.elr),
             "last_known_elr_before": list(old.last_known_elr), "last_known_elr": list(new.last_known_elr)}
 
 
-def _elr_event(name, topic, index, old, new) -> ControllerEvent:
+def _elr_event(name: str, topic: str, index: int, old: PartitionRegistration,
+               new: PartitionRegistration) -> ControllerEvent:
     text = (f"{name} {_elr_text(old, new)[2:]} (leader {format_leader(new.leader)}, "
             f"epoch {new.leader_epoch})")
     return ControllerEvent("partition_changed", text, {
@@ -178,19 +184,20 @@ def _elr_event(name, topic, index, old, new) -> ControllerEvent:
 
 
 def _elr_cleared(before: MetadataImage, after: MetadataImage, record: ClearElrRecord) -> list[ControllerEvent]:
-    events = []
+    events: list[ControllerEvent] = []
     for name in ([record.topic_name] if record.topic_name else sorted(after.topics.topics_by_name)):
         topic, old_topic = after.topic(name), before.topic(name)
         if topic is None or old_topic is None:
             continue
         for index in sorted(topic.partitions):
-            old, new = old_topic.partition(index), topic.partition(index)
+            old, new = old_topic.partition(index), topic.partitions[index]
             if old is not None and (old.elr, old.last_known_elr) != (new.elr, new.last_known_elr):
                 events.append(_elr_event(f"{name}-{index}", name, index, old, new))
     return events
 
 
-def _leader_and_isr_event(name, topic, index, old, new) -> ControllerEvent:
+def _leader_and_isr_event(name: str, topic: str, index: int, old: PartitionRegistration,
+                          new: PartitionRegistration) -> ControllerEvent:
     # A leader from the ELR is a clean election (KIP-966): it has every committed record.
     unclean = (new.leader >= 0 and new.leader != old.leader and new.leader not in old.isr
                and new.leader not in old.elr)

@@ -29,7 +29,7 @@ Simplified: no event-queue histograms, no ZooKeeper-migration gauges.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from minikafka.metrics.metric_name import mbean_name
 from minikafka.metrics.metrics_registry import MetricsRegistry
@@ -37,13 +37,14 @@ from minikafka.metrics.metrics_registry import MetricsRegistry
 if TYPE_CHECKING:
     from minikafka.controller.quorum_controller import QuorumController
     from minikafka.metadata.image import MetadataImage
+    from minikafka.metadata.partition_registration import PartitionRegistration
 
 
 def kafka_controller_metric(name: str) -> str:
     return mbean_name("kafka.controller", "KafkaController", name)
 
 
-def _partitions(image: "MetadataImage"):
+def _partitions(image: "MetadataImage") -> Iterator[PartitionRegistration]:
     for topic in image.topics.topics_by_id.values():
         yield from topic.partitions.values()
 

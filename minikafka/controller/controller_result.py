@@ -23,9 +23,10 @@ operation's records as one batch.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from minikafka.common.errors import Errors, KafkaException
+from minikafka.metadata.records import MetadataRecord
 
 T = TypeVar("T")
 
@@ -41,8 +42,10 @@ class ControllerEvent:
 
 @dataclass(frozen=True, slots=True)
 class ControllerResult(Generic[T]):
-    records: tuple = ()                      # metadata records to append, in order
-    response: T | None = None                # what the caller gets once they are committed
+    records: tuple[MetadataRecord, ...] = ()  # metadata records to append, in order
+    # What the caller gets once the records are committed.  A result that answers nothing is a
+    # ControllerResult[None]: the default fits only that case, which mypy cannot express.
+    response: T = None                       # type: ignore[assignment]
     events: tuple[ControllerEvent, ...] = ()  # emitted when the records are committed
 
     def without_records(self) -> "ControllerResult[T]":
@@ -56,6 +59,8 @@ class ApiError:
 
     error: Errors = Errors.NONE
     message: str | None = None
+
+    NONE: ClassVar[ApiError]                 # no error, no message (set below the class)
 
     @classmethod
     def from_exception(cls, exc: BaseException) -> "ApiError":
@@ -76,4 +81,4 @@ class ApiError:
         return self.error.exception(self.message)
 
 
-ApiError.NONE = ApiError()  # type: ignore[attr-defined]
+ApiError.NONE = ApiError()

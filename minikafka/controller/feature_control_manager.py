@@ -53,7 +53,7 @@ from typing import Mapping
 
 from minikafka.metadata.image import METADATA_VERSION, MetadataImage
 from minikafka.metadata.records import (BeginTransactionRecord, ConfigRecord, EndTransactionRecord,
-                                        FeatureLevelRecord)
+                                        FeatureLevelRecord, MetadataRecord)
 
 ELIGIBLE_LEADER_REPLICAS_VERSION = "eligible.leader.replicas.version"   # EligibleLeaderReplicasVersion.FEATURE_NAME
 BROKER_RESOURCE = 4                                                     # ConfigResource.Type.BROKER
@@ -99,9 +99,9 @@ class FeatureControlManager:
         self.bootstrap_features = dict(features)              # other features written at bootstrap
         self.min_insync_replicas = min_insync_replicas        # the controller's static min.insync.replicas
 
-    def bootstrap_records(self) -> list:
+    def bootstrap_records(self) -> list[MetadataRecord]:
         """The records the first active controller appends to an empty metadata log."""
-        records: list = [BeginTransactionRecord(name="Bootstrap records"),
+        records: list[MetadataRecord] = [BeginTransactionRecord(name="Bootstrap records"),
                          FeatureLevelRecord(name=METADATA_VERSION, feature_level=self.bootstrap_metadata_version)]
         records += [FeatureLevelRecord(name=name, feature_level=level)
                     for name, level in sorted(self.bootstrap_features.items()) if level > 0]

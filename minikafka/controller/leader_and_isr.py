@@ -55,7 +55,7 @@ scanning the image, not through ``BrokersToIsrs``/``BrokersToElrs``.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator, Sequence
 
 from minikafka.common.errors import (BrokerIdNotRegisteredException, Errors, InvalidRequestException)
 from minikafka.controller.broker_heartbeat_manager import BrokerControlState
@@ -64,7 +64,8 @@ from minikafka.controller.configuration_control_manager import ConfigurationCont
 from minikafka.controller.controller_result import ApiError, ControllerEvent, ControllerResult
 from minikafka.controller.partition_change_builder import (NO_LEADER, NO_LEADER_CHANGE, Election,
                                                           PartitionChangeBuilder)
-from minikafka.controller.requests import (AlterPartitionPartitionResult, AlterPartitionRequest,
+from minikafka.controller.requests import (AlterPartitionPartitionData, AlterPartitionPartitionResult,
+                                           AlterPartitionRequest,
                                            AlterPartitionResponse, AlterPartitionTopicResult,
                                            BrokerHeartbeatRequest, BrokerHeartbeatResponse, ElectionType,
                                            ElectLeadersRequest, ElectLeadersResponse, PartitionResult,
@@ -72,7 +73,8 @@ from minikafka.controller.requests import (AlterPartitionPartitionResult, AlterP
 from minikafka.controller.feature_control_manager import METADATA_VERSION_4_3_IV0, is_elr_enabled
 from minikafka.metadata.image import MetadataImage, TopicImage
 from minikafka.metadata.partition_registration import LeaderRecoveryState, PartitionRegistration
-from minikafka.metadata.records import BrokerRegistrationChangeRecord, UnregisterBrokerRecord
+from minikafka.metadata.records import (BrokerRegistrationChangeRecord, MetadataRecord, PartitionChangeRecord,
+                                        UnregisterBrokerRecord)
 
 MAX_ELECTIONS_PER_IMBALANCE = 1000
 
@@ -96,7 +98,8 @@ class LeaderAndIsrControl:
 
     # ------------------------------------------------------------------ helpers
     def builder(self, image: MetadataImage, topic: TopicImage, index: int, partition: PartitionRegistration,
-                acceptable=None, election: Election | None = None) -> PartitionChangeBuilder:
+                acceptable: Callable[[int], bool] | None = None,
+                election: Election | None = None) -> PartitionChangeBuilder:
         is_active = (lambda r: self.cluster_control.is_active(image, r)) if acceptable is None else acceptable
         builder = PartitionChangeBuilder(partition, topic.topic_id, index, is_active,
                                          lambda r: self.cluster_control.default_dir(image, r),
@@ -110,13 +113,14 @@ class LeaderAndIsrControl:
 
     def effective_min_isr(self, image: MetadataImage, topic: TopicImage) -> int:
         """``getTopicEffectiveMinIsr``: the topic's min.insync.replicas, at most its replication factor."""
-        configured = int(self.configuration_control.topic_config(image, topic.name, "min.insync.replicas"))
+        value = self.configuration_control.topic_config(image, topic.name, "min.insync.replicas")
+        configured = int(value if value is not None else "1")   # never None: the config has a default
         first = topic.partitions.get(0)
         return configured if first is None else min(configured, len(first.replicas))
 
     def generate_leader_and_isr_updates(self, image: MetadataImage, broker_to_remove: int, broker_to_add: int,
                                         partitions: list[PartitionRef],
-                                        broker_with_unclean_shutdown: int = NO_LEADER) -> list:
+                                        broker_with_unclean_shutdown: int = NO_LEADER) -> list[MetadataRecord]:
         """``generateLeaderAndIsrUpdates``: drop ``broker_to_remove`` from ISRs and leaderships.
 
         ``broker_with_unclean_shutdown`` (ELR only) leaves the ISR and the ELR and may not lead."""
@@ -125,7 +129,7 @@ class LeaderAndIsrControl:
         def acceptable(replica: int) -> bool:
             return replica not in gone and (
                 replica == broker_to_add or self.cluster_control.is_active(image, replica))
-        records = []
+        records: list[MetadataRecord] = []
         for topic, index, partition in partitions:
             builder = self.builder(image, topic, index, partition, acceptable)
             if broker_with_unclean_shutdown != NO_LEADER:
@@ -153,7 +157,7 @@ class LeaderAndIsrControl:
         return any(ref[2].leader == broker_id for ref in iter_partitions(image))
 
     # ------------------------------------------------------------------ broker lifecycle
-    def handle_broker_fenced(self, image: MetadataImage, broker_id: int) -> list:
+    def handle_broker_fenced(self, image: MetadataImage, broker_id: int) -> list[MetadataRecord]:
         broker = image.cluster.broker(broker_id)
         if broker is None:
             raise RuntimeError(f"Can't find broker registration for broker {broker_id}")
@@ -162,7 +166,7 @@ class LeaderAndIsrControl:
         records.append(BrokerRegistrationChangeRecord(broker_id=broker_id, broker_epoch=broker.epoch, fenced=1))
         return records
 
-    def handle_broker_shutdown(self, image: MetadataImage, broker_id: int, clean: bool) -> list:
+    def handle_broker_shutdown(self, image: MetadataImage, broker_id: int, clean: bool) -> list[MetadataRecord]:
         """``handleBrokerShutdown``: a new incarnation of ``broker_id`` is registering.
 
         With ELR, a broker that did not shut down cleanly (the epoch in its
@@ -178,14 +182,16 @@ class LeaderAndIsrControl:
         return records + self.generate_leader_and_isr_updates(
             image, NO_LEADER, NO_LEADER, self.partitions_with_broker_in_elr(image, broker_id), broker_id)
 
-    def handle_broker_unfenced(self, image: MetadataImage, broker_id: int, broker_epoch: int) -> list:
-        records = [BrokerRegistrationChangeRecord(broker_id=broker_id, broker_epoch=broker_epoch, fenced=-1)]
+    def handle_broker_unfenced(self, image: MetadataImage, broker_id: int,
+                               broker_epoch: int) -> list[MetadataRecord]:
+        records: list[MetadataRecord] = [
+            BrokerRegistrationChangeRecord(broker_id=broker_id, broker_epoch=broker_epoch, fenced=-1)]
         return records + self.generate_leader_and_isr_updates(
             image, NO_LEADER, broker_id, self.partitions_with_no_leader(image))
 
     def handle_broker_in_controlled_shutdown(self, image: MetadataImage, broker_id: int,
-                                             broker_epoch: int) -> list:
-        records = []
+                                             broker_epoch: int) -> list[MetadataRecord]:
+        records: list[MetadataRecord] = []
         broker = image.cluster.broker(broker_id)
         if broker is not None and not broker.in_controlled_shutdown:
             records.append(BrokerRegistrationChangeRecord(broker_id=broker_id, broker_epoch=broker_epoch,
@@ -193,7 +199,7 @@ class LeaderAndIsrControl:
         return records + self.generate_leader_and_isr_updates(
             image, broker_id, NO_LEADER, self.partitions_with_broker_in_isr(image, broker_id))
 
-    def unregister_broker(self, image: MetadataImage, broker_id: int) -> ControllerResult:
+    def unregister_broker(self, image: MetadataImage, broker_id: int) -> ControllerResult[None]:
         broker = image.cluster.broker(broker_id)
         if broker is None:
             raise BrokerIdNotRegisteredException(f"Broker ID {broker_id} is not currently registered")
@@ -208,11 +214,11 @@ class LeaderAndIsrControl:
                                 {"broker": broker_id, "phase": "unregistered"})
         return ControllerResult(tuple(records), None, (event,))
 
-    def maybe_fence_one_stale_broker(self, image: MetadataImage, now: int) -> ControllerResult:
+    def maybe_fence_one_stale_broker(self, image: MetadataImage, now: int) -> ControllerResult[None]:
         """Drop one expired session, if any; fence its broker if it is the current registration's session,
         even an already fenced broker (so one stopped cleanly gets a second fence record); unknown broker or
         older epoch: no record."""
-        heartbeats = self.cluster_control.heartbeat_manager
+        heartbeats = self.cluster_control.active_heartbeat_manager()
         expired = heartbeats.tracker.maybe_remove_expired(now)
         if expired is None:
             return ControllerResult()
@@ -235,15 +241,16 @@ class LeaderAndIsrControl:
         return ControllerResult(tuple(records), None, (event,))
 
     def process_broker_heartbeat(self, image: MetadataImage, request: BrokerHeartbeatRequest,
-                                 register_offset: int) -> tuple[ControllerResult, bool]:
+                                 register_offset: int) -> tuple[ControllerResult[BrokerHeartbeatResponse], bool]:
         """The heartbeat's records and reply, and whether the broker is now in controlled shutdown."""
         broker_id = request.broker_id
         self.cluster_control.check_broker_epoch(image, broker_id, request.broker_epoch)
-        heartbeats = self.cluster_control.heartbeat_manager
+        heartbeats = self.cluster_control.active_heartbeat_manager()
         states = heartbeats.calculate_next_broker_state(
             broker_id, request.want_fence, request.want_shut_down, request.current_metadata_offset,
             register_offset, lambda: self.has_leaderships(image, broker_id))
-        records, events = [], []
+        records: list[MetadataRecord] = []
+        events: list[ControllerEvent] = []
         if states.current is not states.next:
             records, events = self._broker_state_change(image, request, states.next, register_offset)
         records += handle_directories_cordoned(image, request)
@@ -253,7 +260,9 @@ class LeaderAndIsrControl:
                                         should_shut_down=states.next.should_shut_down)
         return ControllerResult(tuple(records), reply, tuple(events)), states.next.in_controlled_shutdown
 
-    def _broker_state_change(self, image, request, next_state, register_offset) -> tuple[list, list]:
+    def _broker_state_change(self, image: MetadataImage, request: BrokerHeartbeatRequest,
+                             next_state: BrokerControlState, register_offset: int
+                             ) -> tuple[list[MetadataRecord], list[ControllerEvent]]:
         broker_id, data = request.broker_id, {"broker": request.broker_id}
         if next_state is BrokerControlState.UNFENCED:
             return self.handle_broker_unfenced(image, broker_id, request.broker_epoch), [ControllerEvent(
@@ -272,12 +281,14 @@ class LeaderAndIsrControl:
                                          {**data, "reason": "requested by the broker"})]
 
     # ------------------------------------------------------------------ AlterPartition
-    def alter_partition(self, image: MetadataImage, request: AlterPartitionRequest) -> ControllerResult:
+    def alter_partition(self, image: MetadataImage,
+                        request: AlterPartitionRequest) -> ControllerResult[AlterPartitionResponse]:
         self.cluster_control.check_broker_epoch(image, request.broker_id, request.broker_epoch)
-        records, topics = [], []
+        records: list[PartitionChangeRecord] = []
+        topics: list[AlterPartitionTopicResult] = []
         for topic_data in request.topics:
             topic = image.topic(topic_data.topic_id)
-            results = []
+            results: list[AlterPartitionPartitionResult] = []
             for data in topic_data.partitions:
                 if topic is None:
                     results.append(AlterPartitionPartitionResult(data.partition_index, Errors.UNKNOWN_TOPIC_ID))
@@ -289,8 +300,11 @@ class LeaderAndIsrControl:
             topics.append(AlterPartitionTopicResult(topic_data.topic_id, tuple(results)))
         return ControllerResult(tuple(records), AlterPartitionResponse(tuple(topics)))
 
-    def _alter_one(self, image, topic, broker_id, data):
+    def _alter_one(self, image: MetadataImage, topic: TopicImage, broker_id: int, data: AlterPartitionPartitionData
+                   ) -> tuple[PartitionChangeRecord | None, AlterPartitionPartitionResult]:
         partition = topic.partition(data.partition_index)
+        if partition is None:
+            return None, AlterPartitionPartitionResult(data.partition_index, Errors.UNKNOWN_TOPIC_OR_PARTITION)
         error = self._validate_alter_partition(image, broker_id, partition, data)
         if error is not Errors.NONE:
             return None, AlterPartitionPartitionResult(data.partition_index, error)
@@ -306,9 +320,8 @@ class LeaderAndIsrControl:
             data.partition_index, Errors.NONE, partition.leader, partition.leader_epoch, partition.isr,
             partition.leader_recovery_state, partition.partition_epoch)
 
-    def _validate_alter_partition(self, image, broker_id, partition, data) -> Errors:
-        if partition is None:
-            return Errors.UNKNOWN_TOPIC_OR_PARTITION
+    def _validate_alter_partition(self, image: MetadataImage, broker_id: int, partition: PartitionRegistration,
+                                  data: AlterPartitionPartitionData) -> Errors:
         if data.leader_epoch > partition.leader_epoch or data.partition_epoch > partition.partition_epoch:
             return Errors.NOT_CONTROLLER          # the leader knows a newer state than this controller
         if data.leader_epoch < partition.leader_epoch:
@@ -333,17 +346,19 @@ class LeaderAndIsrControl:
         return Errors.NONE
 
     # ------------------------------------------------------------------ elections
-    def elect_leaders(self, image: MetadataImage, request: ElectLeadersRequest) -> ControllerResult:
+    def elect_leaders(self, image: MetadataImage,
+                      request: ElectLeadersRequest) -> ControllerResult[ElectLeadersResponse]:
         if request.election_type not in (ElectionType.PREFERRED, ElectionType.UNCLEAN):
             raise InvalidRequestException(f"Unknown election type {int(request.election_type)}")
-        records, results = [], []
+        records: list[PartitionChangeRecord] = []
+        results: list[ReplicaElectionResult] = []
         if request.topic_partitions is None:
             wanted = [(name, sorted(image.topics.topics_by_name[name].partitions), True)
                       for name in sorted(image.topics.topics_by_name)]
         else:
             wanted = [(tp.topic, list(tp.partitions), False) for tp in request.topic_partitions]
         for topic, partitions, skip_not_needed in wanted:
-            partition_results = []
+            partition_results: list[PartitionResult] = []
             for index in partitions:
                 error, record = self.elect_leader(image, topic, index, request.election_type)
                 if record is not None:
@@ -353,7 +368,8 @@ class LeaderAndIsrControl:
             results.append(ReplicaElectionResult(topic, tuple(partition_results)))
         return ControllerResult(tuple(records), ElectLeadersResponse(tuple(results)))
 
-    def elect_leader(self, image: MetadataImage, topic_name: str, index: int, election_type: int):
+    def elect_leader(self, image: MetadataImage, topic_name: str, index: int,
+                     election_type: int) -> tuple[ApiError, PartitionChangeRecord | None]:
         """(ApiError, record or None) for one partition's preferred or unclean election."""
         topic = image.topic(topic_name)
         if topic is None:
@@ -379,9 +395,9 @@ class LeaderAndIsrControl:
     def are_some_partitions_leaderless(self, image: MetadataImage) -> bool:
         return bool(self.partitions_with_no_leader(image))
 
-    def maybe_balance_partition_leaders(self, image: MetadataImage) -> ControllerResult:
+    def maybe_balance_partition_leaders(self, image: MetadataImage) -> ControllerResult[bool]:
         """Preferred elections for every partition not led by its first replica; response: more to do."""
-        records = []
+        records: list[PartitionChangeRecord] = []
         for topic, index, partition in iter_partitions(image):
             if len(records) >= MAX_ELECTIONS_PER_IMBALANCE:
                 break
@@ -391,9 +407,9 @@ class LeaderAndIsrControl:
                     records.append(record)
         return ControllerResult(tuple(records), len(records) >= MAX_ELECTIONS_PER_IMBALANCE)
 
-    def maybe_elect_unclean_leaders(self, image: MetadataImage) -> ControllerResult:
+    def maybe_elect_unclean_leaders(self, image: MetadataImage) -> ControllerResult[bool]:
         """Unclean elections for leaderless partitions of topics that allow them."""
-        records = []
+        records: list[PartitionChangeRecord] = []
         for topic, index, partition in self.partitions_with_no_leader(image):
             if len(records) >= MAX_ELECTIONS_PER_IMBALANCE:
                 break
@@ -404,12 +420,12 @@ class LeaderAndIsrControl:
         return ControllerResult(tuple(records), len(records) >= MAX_ELECTIONS_PER_IMBALANCE)
 
 
-def _valid_isr(replicas, isr) -> bool:
+def _valid_isr(replicas: Sequence[int], isr: Sequence[int]) -> bool:
     """``Replicas.validateIsr``: distinct, non-negative members of the replica list."""
     return len(set(isr)) == len(isr) and all(r >= 0 and r in replicas for r in isr)
 
 
-def handle_directories_cordoned(image: MetadataImage, request: BrokerHeartbeatRequest) -> list:
+def handle_directories_cordoned(image: MetadataImage, request: BrokerHeartbeatRequest) -> list[MetadataRecord]:
     """``ReplicationControlManager.handleDirectoriesCordoned`` (KIP-1066, metadata.version 4.3-IV0+):
     a heartbeat's cordoned log dirs become a ``BrokerRegistrationChangeRecord`` (v3) when they
     differ from what the registration holds -- always for the first heartbeat after a broker

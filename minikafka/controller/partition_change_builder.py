@@ -67,17 +67,24 @@ ISR member stays in the ISR when it is fenced, as in Kafka.
 from __future__ import annotations
 
 import enum
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from minikafka.common.java_hashing import hashmap_order
 from minikafka.common.uuid import Uuid
 from minikafka.controller.partition_reassignment_replicas import PartitionReassignmentReplicas
+from minikafka.metadata.partition_registration import PartitionRegistration
+
+if TYPE_CHECKING:
+    from minikafka.metadata.records import PartitionChangeRecord
 
 NO_LEADER = -1
 NO_LEADER_CHANGE = -2
 RECOVERED = 0        # LeaderRecoveryState.RECOVERED
 RECOVERING = 1       # LeaderRecoveryState.RECOVERING
 NO_RECOVERY_CHANGE = -1
+
+_Change = dict[str, Any]
+"""The fields of the PartitionChangeRecord being built, by keyword (absent: unchanged)."""
 
 
 class Election(enum.Enum):
@@ -91,7 +98,7 @@ class Election(enum.Enum):
 class PartitionChangeBuilder:
     """Collects targets for one partition; ``build()`` gives the record (or None)."""
 
-    def __init__(self, partition, topic_id: Uuid, partition_id: int,
+    def __init__(self, partition: PartitionRegistration, topic_id: Uuid, partition_id: int,
                  is_acceptable_leader: Callable[[int], bool],
                  default_dir: Callable[[int], Uuid] = lambda broker: Uuid.ZERO, min_isr: int = 1):
         self.partition = partition                              # current PartitionRegistration
@@ -192,13 +199,13 @@ class PartitionChangeBuilder:
         return NO_LEADER, False
 
     # ------------------------------------------------------------------ build
-    def build(self):
+    def build(self) -> PartitionChangeRecord | None:
         """The PartitionChangeRecord that reaches the targets, or None if nothing changes."""
         from minikafka.metadata.records import PartitionChangeRecord
 
         self._complete_reassignment_if_needed()
         self._populate_target_elr()
-        change: dict = {}
+        change: _Change = {}
         self._try_election(change)
         if "leader" not in change and not set(self.partition.replicas) <= set(self.target_replicas):
             # Replicas are being dropped: force a leader epoch bump so they stop following.
@@ -225,7 +232,7 @@ class PartitionChangeBuilder:
             self.target_removing = []
             self.target_adding = []
 
-    def _try_election(self, change: dict) -> None:
+    def _try_election(self, change: _Change) -> None:
         leader, unclean = self.elect_leader()
         if leader == self.partition.leader:
             return
@@ -255,7 +262,7 @@ class PartitionChangeBuilder:
         self.target_last_known_elr = [r for r in known
                                       if r not in self.target_isr and r not in self.target_elr]
 
-    def _update_record_elr(self, change: dict) -> None:
+    def _update_record_elr(self, change: _Change) -> None:
         if "isr" in change or not self.elr_enabled:
             # An unclean election (it set the ISR) invalidates what the ELR promised.
             self.target_elr, self.target_last_known_elr = [], []
@@ -264,7 +271,7 @@ class PartitionChangeBuilder:
         # With the last known leader kept in LastKnownElr, that field is written only by
         # _update_last_known_leader, never from the set computed above.
 
-    def _update_last_known_leader(self, change: dict) -> None:
+    def _update_last_known_leader(self, change: _Change) -> None:
         if not self.elr_enabled:
             return
         known, leader = self.partition.last_known_elr, self.partition.leader
@@ -274,7 +281,7 @@ class PartitionChangeBuilder:
         elif (new_leader >= 0 or (leader != NO_LEADER and new_leader != NO_LEADER)) and known:
             change["last_known_elr"] = []           # it has (or keeps) a leader: forget the old one
 
-    def _set_assignment_changes(self, change: dict) -> None:
+    def _set_assignment_changes(self, change: _Change) -> None:
         if self.target_replicas:
             current_dirs = dict(zip(self.partition.replicas, self.partition.directories))
             directories = [current_dirs[r] if r in current_dirs else self.default_dir(r)

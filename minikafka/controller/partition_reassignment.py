@@ -55,7 +55,9 @@ from minikafka.controller.requests import (AlterPartitionReassignmentsRequest,
                                            ListPartitionReassignmentsTopics, OngoingPartitionReassignment,
                                            OngoingTopicReassignment, ReassignablePartition,
                                            ReassignablePartitionResponse, ReassignableTopicResponse)
-from minikafka.metadata.image import MetadataImage
+from minikafka.metadata.image import MetadataImage, TopicImage
+from minikafka.metadata.partition_registration import PartitionRegistration
+from minikafka.metadata.records import PartitionChangeRecord
 
 
 ValidateAssignment = Callable[[MetadataImage, Sequence[int], "int | None"], None]   # raises if refused
@@ -71,10 +73,12 @@ class PartitionReassignmentControl:
         self.validate_manual_partition_assignment = validate_manual_partition_assignment
 
     def alter_partition_reassignments(self, image: MetadataImage,
-                                      request: AlterPartitionReassignmentsRequest) -> ControllerResult:
-        records, responses = [], []
+                                      request: AlterPartitionReassignmentsRequest
+                                      ) -> ControllerResult[AlterPartitionReassignmentsResponse]:
+        records: list[PartitionChangeRecord] = []
+        responses: list[ReassignableTopicResponse] = []
         for topic in request.topics:
-            partitions = []
+            partitions: list[ReassignablePartitionResponse] = []
             for target in topic.partitions:
                 try:
                     record = self._alter_reassignment(image, topic.name, target,
@@ -91,7 +95,7 @@ class PartitionReassignmentControl:
         return ControllerResult(tuple(records), response)
 
     def _alter_reassignment(self, image: MetadataImage, topic_name: str, target: ReassignablePartition,
-                            allow_rf_change: bool):
+                            allow_rf_change: bool) -> PartitionChangeRecord | None:
         topic = image.topic(topic_name)
         if topic is None:
             raise UnknownTopicOrPartitionException(f"Unable to find a topic named {topic_name}.")
@@ -103,7 +107,8 @@ class PartitionReassignmentControl:
             return self._cancel_reassignment(image, topic, target.partition_index, partition)
         return self._change_reassignment(image, topic, target, partition, allow_rf_change)
 
-    def _cancel_reassignment(self, image, topic, index, partition):
+    def _cancel_reassignment(self, image: MetadataImage, topic: TopicImage, index: int,
+                             partition: PartitionRegistration) -> PartitionChangeRecord | None:
         if not partition.is_reassigning():
             raise NoReassignmentInProgressException(Errors.NO_REASSIGNMENT_IN_PROGRESS.message)
         revert = PartitionReassignmentRevert.of(partition)
@@ -117,8 +122,10 @@ class PartitionReassignmentControl:
         return (builder.set_target_isr(revert.isr).set_target_replicas(revert.replicas)
                 .set_target_removing([]).set_target_adding([]).build())
 
-    def _change_reassignment(self, image, topic, target, partition, allow_rf_change: bool):
-        wanted = list(target.replicas)
+    def _change_reassignment(self, image: MetadataImage, topic: TopicImage, target: ReassignablePartition,
+                             partition: PartitionRegistration, allow_rf_change: bool
+                             ) -> PartitionChangeRecord | None:
+        wanted = list(target.replicas or ())
         self.validate_manual_partition_assignment(image, wanted, None)
         if not allow_rf_change:
             current_rf = len(partition.replicas) - len(partition.removing_replicas)

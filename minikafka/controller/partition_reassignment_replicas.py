@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from minikafka.common.errors import InvalidReplicaAssignmentException
+from minikafka.metadata.partition_registration import PartitionRegistration
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +89,7 @@ class PartitionReassignmentRevert:
     unclean: bool
 
     @classmethod
-    def of(cls, partition) -> "PartitionReassignmentRevert":
+    def of(cls, partition: PartitionRegistration) -> "PartitionReassignmentRevert":
         """How to undo the reassignment running on ``partition`` (a PartitionRegistration)."""
         ongoing = PartitionReassignmentReplicas(list(partition.removing_replicas),
                                                 list(partition.adding_replicas),

@@ -29,7 +29,8 @@ _MAX_LONG = 2**63 - 1
 
 class ProducerIdControlManager:
     @staticmethod
-    def generate_next_producer_id(image: MetadataImage, request: AllocateProducerIdsRequest) -> ControllerResult:
+    def generate_next_producer_id(image: MetadataImage, request: AllocateProducerIdsRequest
+                                  ) -> ControllerResult[AllocateProducerIdsResponse]:
         ClusterControlManager.check_broker_epoch(image, request.broker_id, request.broker_epoch)
         first = max(0, image.producer_ids.next_producer_id)   # -1 in a new cluster: start at 0
         if first > _MAX_LONG - PRODUCER_ID_BLOCK_SIZE:

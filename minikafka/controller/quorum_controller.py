@@ -46,7 +46,11 @@ partition index), instead of Kafka's single controller ``Random``; so a
 lesson places a topic the same way whichever controller is active and
 however the live driver schedules elections.
 
-Its parts are collaborators built in the constructor: the control managers
+It receives two collaborators, each typed by the small Protocol of what it
+uses: the node that hosts it (`ControllerNode`: id, clock, timers, event log)
+and the Raft client of the metadata log (`RaftClient`, Kafka's interface of
+that name: leader and epoch, listener registration, prepare and schedule an
+append).  Its parts are collaborators built in the constructor: the control managers
 (``ClusterControlManager``, ``ConfigurationControlManager``,
 ``FeatureControlManager``, ``ReplicationControlManager``), each given what it
 consults, and `QuorumControllerRequests`, one method per controller API,
@@ -64,7 +68,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, Protocol, Sequence
 
 from minikafka.common.config.broker_configs import BROKER_CONFIG_DEF
 from minikafka.common.errors import Errors, KafkaException, PolicyViolationException
@@ -75,12 +79,15 @@ from minikafka.controller.controller_events import events_for_records
 from minikafka.controller.controller_result import ApiError, ControllerEvent, ControllerResult
 from minikafka.controller.feature_control_manager import (BOOTSTRAP_FEATURES_4_3, METADATA_VERSION_4_3_IV0,
                                                           FeatureControlManager)
-from minikafka.controller.quorum_controller_requests import QuorumControllerRequests
+from minikafka.controller.quorum_controller_requests import QuorumControllerRequests, Respond
 from minikafka.controller.replication_control_manager import ReplicationControlManager
-from minikafka.controller.requests import ListPartitionReassignmentsRequest
+from minikafka.controller.requests import ControllerRequest, ListPartitionReassignmentsRequest
 from minikafka.metadata.delta import MetadataDelta
 from minikafka.metadata.image import EMPTY_IMAGE, MetadataImage, MetadataProvenance
-from minikafka.metadata.records import NoOpRecord, TopicRecord
+from minikafka.metadata.records import MetadataRecord, NoOpRecord, TopicRecord
+from minikafka.raft.listener_context import RaftListener
+from minikafka.raft.quorum_state import LeaderAndEpoch
+from minikafka.raft.replicated_log import Batch
 from minikafka.raft.errors import NotLeaderException
 from minikafka.common.timing import TEACHING, TimingProfile
 
@@ -103,19 +110,60 @@ class QuorumControllerConfig:
         return BROKER_CONFIG_DEF.parse_value(key, self.static_config.get(name), name in self.static_config)
 
 
+class ControllerNode(Protocol):
+    """What the controller uses of the node that hosts it: its id, clock, timers and event log."""
+
+    @property
+    def node_id(self) -> int: ...
+
+    @property
+    def now(self) -> int: ...
+
+    def schedule(self, key: Hashable, at_ms: int, fn: Callable[[], None]) -> None: ...
+
+    def cancel(self, key: Hashable) -> None: ...
+
+    def emit(self, kind: str, text: str, **data: Any) -> None: ...
+
+
+class RaftClient(Protocol):
+    """What the controller uses of the Raft client of ``__cluster_metadata`` (Kafka's ``RaftClient``)."""
+
+    @property
+    def leader_and_epoch(self) -> LeaderAndEpoch: ...
+
+    def register_listener(self, listener: RaftListener) -> None: ...
+
+    def prepare_append(self, records: Sequence[Any], epoch: int) -> int: ...
+
+    def schedule_prepared_append(self) -> None: ...
+
+
+if TYPE_CHECKING:
+    from minikafka.raft.kafka_raft_client import KafkaRaftClient
+    from minikafka.runtime.node import Node
+
+    # The type checker's proof that the real collaborators have what the Protocols ask for.
+    def _a_node_hosts_a_controller(node: Node) -> ControllerNode:
+        return node
+
+    def _kafka_raft_client_is_a_raft_client(client: KafkaRaftClient) -> RaftClient:
+        return client
+
+
 @dataclass(slots=True)
 class _PendingWrite:
     offset: int                               # answer once this offset is committed
-    request: Any                              # for the NOT_CONTROLLER answer on renounce
-    respond: Callable[[Any], None] | None
-    response: Any
+    request: ControllerRequest | None         # for the NOT_CONTROLLER answer on renounce
+    respond: Respond | None
+    response: Any                             # the ControllerResult's response
     events: list[ControllerEvent]
 
 
 class QuorumController:
     """One per controller node; the Raft leader's instance is the active controller."""
 
-    def __init__(self, node, raft, config: QuorumControllerConfig):
+    def __init__(self, node: ControllerNode, raft: RaftClient, config: QuorumControllerConfig):
         self.node = node
         self.raft = raft
         self.config = config
@@ -141,7 +189,7 @@ class QuorumController:
         self._log_end_seen = 0                  # offset after the last batch delivered to us
         self._replayed_any = False              # LogReplayTracker: any metadata record seen
         self._next_write_offset = -1            # offset our next record will get (active only)
-        self._uncommitted: deque[tuple[int, Any]] = deque()   # (offset, record) appended, not committed
+        self._uncommitted: deque[tuple[int, MetadataRecord]] = deque()   # (offset, record) appended, not committed
         self._pending: deque[_PendingWrite] = deque()         # answers waiting for the high watermark
         self._topic_counts: dict[str, int] = {}               # name -> TopicRecords seen (working)
         self._committed_topic_counts: dict[str, int] = {}     # the same, committed records only
@@ -174,7 +222,7 @@ class QuorumController:
         return random.Random(f"{self.config.decision_seed}:{name}:{incarnation}:{first_new_partition}")
 
     # ------------------------------------------------------------------ Raft listener
-    def handle_commit(self, batch) -> None:
+    def handle_commit(self, batch: Batch) -> None:
         """A committed batch: replay it, then answer the requests it completes."""
         self._log_end_seen = batch.next_offset
         if not batch.is_control and batch.records:
@@ -187,7 +235,7 @@ class QuorumController:
             if pending.respond is not None:
                 pending.respond(pending.response)
 
-    def _replay_committed(self, batch) -> None:
+    def _replay_committed(self, batch: Batch) -> None:
         self._replayed_any = True
         delta = MetadataDelta(self.committed_image)
         for record in batch.records:
@@ -209,7 +257,7 @@ class QuorumController:
         elif not self._uncommitted:
             self.image = self.committed_image  # all caught up: share the committed image
 
-    def handle_leader_change(self, leader) -> None:
+    def handle_leader_change(self, leader: LeaderAndEpoch) -> None:
         if self.is_active and leader.is_leader(self.node_id) and leader.epoch == self.active_epoch:
             return
         if self.is_active:
@@ -242,7 +290,7 @@ class QuorumController:
         pending, self._pending = self._pending, deque()
         error = ApiError(Errors.NOT_CONTROLLER, "No controller appears to be active.")
         for write in pending:
-            if write.respond is not None:
+            if write.respond is not None and write.request is not None:
                 write.respond(error_response(write.request, error))
 
     def _reset_working_state(self) -> None:
@@ -257,13 +305,13 @@ class QuorumController:
             self.image = _replayed(self.image, [record], offset, self.active_epoch, self.node.now)
             self._after_replay(record, offset)
 
-    def _after_replay(self, record, offset: int) -> None:
+    def _after_replay(self, record: MetadataRecord, offset: int) -> None:
         self.cluster_control.replay(record, offset, self.image, self.node.now)
         if isinstance(record, TopicRecord):
             self._topic_counts[record.name] = self._topic_counts.get(record.name, 0) + 1
 
     # ------------------------------------------------------------------ requests
-    def handle_request(self, request: Any, respond: Callable[[Any], None]) -> None:
+    def handle_request(self, request: ControllerRequest, respond: Respond) -> None:
         """Run ``request``; ``respond(response)`` is called once the answer is final."""
         if isinstance(request, ListPartitionReassignmentsRequest):
             respond(self.replication_control.list_partition_reassignments(self.committed_image,
@@ -286,8 +334,8 @@ class QuorumController:
             return ApiError(Errors.NOT_CONTROLLER, "No controller appears to be active.")
         return ApiError(Errors.NOT_CONTROLLER, f"The active controller appears to be node {leader}.")
 
-    def write(self, result: ControllerResult, request: Any = None,
-              respond: Callable[[Any], None] | None = None) -> int | None:
+    def write(self, result: ControllerResult[Any], request: ControllerRequest | None = None,
+              respond: Respond | None = None) -> int | None:
         """Append ``result``'s records and answer when they commit; returns the awaited offset."""
         records = list(result.records)
         if request is not None and len(records) > MAX_RECORDS_PER_USER_OP:
@@ -303,10 +351,12 @@ class QuorumController:
         before, base = self.image, self._next_write_offset
         after = _replayed(before, records, base + len(records) - 1, self.active_epoch, self.node.now)
         try:
+            if self.active_epoch is None:
+                raise NotLeaderException("Append failed because the controller is not active")
             last = self.raft.prepare_append(records, self.active_epoch)
         except NotLeaderException:
             self._renounce()
-            if respond is not None:
+            if respond is not None and request is not None:
                 respond(error_response(request, self._not_controller()))
             return None
         if last != base + len(records) - 1:
@@ -380,7 +430,8 @@ class QuorumController:
         self._schedule_periodic_checks(unclean_delay=REBALANCE_RETRY_MS if result.response else None)
 
 
-def _replayed(image: MetadataImage, records: list, last_offset: int, epoch: int | None, now: int) -> MetadataImage:
+def _replayed(image: MetadataImage, records: Sequence[MetadataRecord], last_offset: int, epoch: int | None,
+              now: int) -> MetadataImage:
     delta = MetadataDelta(image)
     for record in records:
         delta.replay(record)

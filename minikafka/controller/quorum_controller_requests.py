@@ -38,20 +38,22 @@ from minikafka.controller.controller_apis import (resolve_delete_topics, split_c
                                                   split_create_partitions, split_create_topics)
 from minikafka.controller.cluster_control_manager import ClusterControlManager
 from minikafka.controller.configuration_control_manager import ConfigurationControlManager
-from minikafka.controller.controller_result import ControllerResult
+from minikafka.controller.controller_result import ApiError, ControllerResult
 from minikafka.controller.producer_id_control_manager import ProducerIdControlManager
 from minikafka.controller.replication_control_manager import ReplicationControlManager
 from minikafka.controller.requests import (
     AllocateProducerIdsRequest, AlterConfigsRequest, AlterConfigsResourceResponse, AlterConfigsResponse,
     AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse, AlterPartitionRequest,
     BrokerHeartbeatRequest, BrokerRegistrationRequest, ControllerRegistrationRequest,
-    ControllerRegistrationResponse, CreatePartitionsRequest, CreatePartitionsResponse, CreateTopicsRequest,
+    ControllerRegistrationResponse, ControllerRequest, ControllerResponse, CreatePartitionsRequest,
+    CreatePartitionsResponse, CreateTopicsRequest,
     CreateTopicsResponse, DeletableTopicResult, DeleteTopicsRequest, DeleteTopicsResponse,
     ElectLeadersRequest, IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse,
     UnregisterBrokerRequest, UnregisterBrokerResponse)
-from minikafka.metadata.image import MetadataImage
+from minikafka.metadata.image import ConfigResource, MetadataImage
 
-Respond = Callable[[Any], None]
+Respond = Callable[[ControllerResponse], None]
+"""How the controller answers: called once with the response, when its records are committed."""
 
 
 class ControllerWriter(Protocol):
@@ -73,7 +75,7 @@ class ControllerWriter(Protocol):
 
     def rng_for_partitions(self, name: str, first_new_partition: int) -> random.Random: ...
 
-    def write(self, result: ControllerResult, request: Any = None,
+    def write(self, result: ControllerResult[Any], request: ControllerRequest | None = None,
               respond: Respond | None = None) -> int | None: ...
 
     def reschedule_fence_check(self) -> None: ...
@@ -91,7 +93,8 @@ class QuorumControllerRequests:
         self.replication_control = replication_control
         self.delete_topic_enable = delete_topic_enable
 
-    def handlers(self) -> dict[type, Callable[[Any, Respond], None]]:
+    def handlers(self) -> dict[type[ControllerRequest], Callable[[Any, Respond], None]]:
+        """Request type -> its method (each method takes that type: a dict cannot say so, hence Any)."""
         return {
             BrokerRegistrationRequest: self.register_broker,
             BrokerHeartbeatRequest: self.process_broker_heartbeat,
@@ -132,8 +135,9 @@ class QuorumControllerRequests:
         result, in_controlled_shutdown = self.replication_control.process_broker_heartbeat(
             self.controller.image, request, register_offset)
         offset = self.controller.write(result, request, respond)
-        if in_controlled_shutdown and offset is not None and self.controller.is_active:
-            self.cluster_control.heartbeat_manager.maybe_update_controlled_shutdown_offset(
+        heartbeats = self.cluster_control.heartbeat_manager       # None unless active
+        if in_controlled_shutdown and offset is not None and self.controller.is_active and heartbeats is not None:
+            heartbeats.maybe_update_controlled_shutdown_offset(
                 request.broker_id, offset)
         if self.controller.is_active:
             self.controller.reschedule_fence_check()
@@ -193,7 +197,11 @@ class QuorumControllerRequests:
         result = self.configuration_control.legacy_alter_configs(self.controller.image, changes)
         self._write_config_result(request, respond, result, answers, AlterConfigsResponse)
 
-    def _write_config_result(self, request, respond, result, answers, response_type) -> None:
+    def _write_config_result(self, request: IncrementalAlterConfigsRequest | AlterConfigsRequest, respond: Respond,
+                             result: ControllerResult[dict[ConfigResource, ApiError]],
+                             answers: list[AlterConfigsResourceResponse],
+                             response_type: type[IncrementalAlterConfigsResponse] | type[AlterConfigsResponse]
+                             ) -> None:
         responses = [AlterConfigsResourceResponse(resource.type, resource.name, error.error, error.message)
                      for resource, error in result.response.items()]
         outcome = ControllerResult(result.records, response_type(tuple(responses + answers)))
@@ -213,12 +221,13 @@ class QuorumControllerRequests:
                     request, respond)
 
 
-def _request_positions(request: DeleteTopicsRequest) -> dict:
+def _request_positions(request: DeleteTopicsRequest) -> dict[str | Uuid | None, int]:
     """Name or id -> its position in the request, to answer in request order."""
-    positions: dict = {}
-    entries = [(name, None) for name in request.topic_names] + [(t.name, t.topic_id) for t in request.topics]
+    positions: dict[str | Uuid | None, int] = {}
+    entries: list[tuple[str | None, Uuid | None]] = [(name, None) for name in request.topic_names]
+    entries += [(t.name, t.topic_id) for t in request.topics]
     for index, (name, topic_id) in enumerate(entries):
         for key in (name, topic_id):
-            if key is not None and key != Uuid.ZERO:   # type: ignore[attr-defined]
+            if key is not None and key != Uuid.ZERO:
                 positions.setdefault(key, index)
     return positions

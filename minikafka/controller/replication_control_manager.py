@@ -55,18 +55,22 @@ from minikafka.controller.controller_result import ApiError, ControllerResult
 from minikafka.controller.leader_and_isr import LeaderAndIsrControl
 from minikafka.controller.partition_reassignment import PartitionReassignmentControl
 from minikafka.controller.requests import (AlterConfigOpType, AlterPartitionReassignmentsRequest,
-                                           AlterPartitionRequest, BrokerHeartbeatRequest, CreatableTopic,
+                                           AlterPartitionRequest, AlterPartitionResponse,
+                                           AlterPartitionReassignmentsResponse, BrokerHeartbeatRequest,
+                                           BrokerHeartbeatResponse, CreatableTopic,
                                            CreatableTopicConfigs, CreatableTopicResult, CreatePartitionsTopic,
                                            CreatePartitionsTopicResult, CreateTopicsRequest, CreateTopicsResponse,
-                                           ElectLeadersRequest, ListPartitionReassignmentsResponse,
+                                           ElectLeadersRequest, ElectLeadersResponse,
+                                           ListPartitionReassignmentsResponse,
                                            ListPartitionReassignmentsTopics)
 from minikafka.controller.striped_replica_placer import PlacementSpec, StripedReplicaPlacer
 from minikafka.metadata.image import ConfigResource, MetadataImage
 from minikafka.metadata.partition_registration import LeaderRecoveryState
-from minikafka.metadata.records import PartitionRecord, RemoveTopicRecord, TopicRecord
+from minikafka.metadata.records import MetadataRecord, PartitionRecord, RemoveTopicRecord, TopicRecord
 
 RngFor = Callable[[str], random.Random]                 # topic name -> its decision RNG
 PartitionsRngFor = Callable[[str, int], random.Random]  # (topic, first new partition) -> RNG
+Assignment = tuple[list[int], list[int]]                # a new partition's (replicas, ISR)
 
 
 class ReplicationControlManager:
@@ -84,23 +88,25 @@ class ReplicationControlManager:
                                                          self.validate_manual_partition_assignment)
 
     # ------------------------------------------------------------------ leaders and ISRs (LeaderAndIsrControl)
-    def alter_partition(self, image: MetadataImage, request: AlterPartitionRequest) -> ControllerResult:
+    def alter_partition(self, image: MetadataImage,
+                        request: AlterPartitionRequest) -> ControllerResult[AlterPartitionResponse]:
         return self.leader_and_isr.alter_partition(image, request)
 
     def process_broker_heartbeat(self, image: MetadataImage, request: BrokerHeartbeatRequest,
-                                 register_offset: int) -> tuple[ControllerResult, bool]:
+                                 register_offset: int) -> tuple[ControllerResult[BrokerHeartbeatResponse], bool]:
         return self.leader_and_isr.process_broker_heartbeat(image, request, register_offset)
 
-    def handle_broker_shutdown(self, image: MetadataImage, broker_id: int, clean: bool) -> list:
+    def handle_broker_shutdown(self, image: MetadataImage, broker_id: int, clean: bool) -> list[MetadataRecord]:
         return self.leader_and_isr.handle_broker_shutdown(image, broker_id, clean)
 
-    def unregister_broker(self, image: MetadataImage, broker_id: int) -> ControllerResult:
+    def unregister_broker(self, image: MetadataImage, broker_id: int) -> ControllerResult[None]:
         return self.leader_and_isr.unregister_broker(image, broker_id)
 
-    def maybe_fence_one_stale_broker(self, image: MetadataImage, now: int) -> ControllerResult:
+    def maybe_fence_one_stale_broker(self, image: MetadataImage, now: int) -> ControllerResult[None]:
         return self.leader_and_isr.maybe_fence_one_stale_broker(image, now)
 
-    def elect_leaders(self, image: MetadataImage, request: ElectLeadersRequest) -> ControllerResult:
+    def elect_leaders(self, image: MetadataImage,
+                      request: ElectLeadersRequest) -> ControllerResult[ElectLeadersResponse]:
         return self.leader_and_isr.elect_leaders(image, request)
 
     def are_partition_leaders_imbalanced(self, image: MetadataImage) -> bool:
@@ -109,15 +115,16 @@ class ReplicationControlManager:
     def are_some_partitions_leaderless(self, image: MetadataImage) -> bool:
         return self.leader_and_isr.are_some_partitions_leaderless(image)
 
-    def maybe_balance_partition_leaders(self, image: MetadataImage) -> ControllerResult:
+    def maybe_balance_partition_leaders(self, image: MetadataImage) -> ControllerResult[bool]:
         return self.leader_and_isr.maybe_balance_partition_leaders(image)
 
-    def maybe_elect_unclean_leaders(self, image: MetadataImage) -> ControllerResult:
+    def maybe_elect_unclean_leaders(self, image: MetadataImage) -> ControllerResult[bool]:
         return self.leader_and_isr.maybe_elect_unclean_leaders(image)
 
     # ------------------------------------------------------------------ reassignments (PartitionReassignmentControl)
     def alter_partition_reassignments(self, image: MetadataImage,
-                                      request: AlterPartitionReassignmentsRequest) -> ControllerResult:
+                                      request: AlterPartitionReassignmentsRequest
+                                      ) -> ControllerResult[AlterPartitionReassignmentsResponse]:
         return self.reassignment.alter_partition_reassignments(image, request)
 
     def list_partition_reassignments(self, image: MetadataImage,
@@ -127,7 +134,7 @@ class ReplicationControlManager:
 
     # ------------------------------------------------------------------ CreateTopics
     def create_topics(self, image: MetadataImage, request: CreateTopicsRequest,
-                      rng_for: RngFor) -> ControllerResult:
+                      rng_for: RngFor) -> ControllerResult[CreateTopicsResponse]:
         errors: dict[str, ApiError] = {}
         existing = list(image.topics.topics_by_name)
         for topic in request.topics:
@@ -139,18 +146,18 @@ class ReplicationControlManager:
             if topic.name not in errors and nulls:
                 errors[topic.name] = ApiError(Errors.INVALID_CONFIG,
                                               "Null value not supported for topic configs: " + ",".join(nulls))
-        records: list = []
+        records: list[MetadataRecord] = []
         results: dict[str, CreatableTopicResult] = {}
         for topic in request.topics:
             if topic.name in errors:
                 continue
             try:
-                topic_records, result = self._create_topic(image, topic, rng_for(topic.name))
+                topic_records, topic_result = self._create_topic(image, topic, rng_for(topic.name))
             except KafkaException as exc:
                 errors[topic.name] = ApiError.from_exception(exc)
                 continue
             records.extend(topic_records)
-            results[topic.name] = result
+            results[topic.name] = topic_result
         answer = CreateTopicsResponse(tuple(
             results[t.name] if t.name not in errors else
             CreatableTopicResult(t.name, error_code=errors[t.name].error, error_message=errors[t.name].message)
@@ -159,9 +166,10 @@ class ReplicationControlManager:
         return result.without_records() if request.validate_only else result
 
     def _create_topic(self, image: MetadataImage, topic: CreatableTopic,
-                      rng: random.Random) -> tuple[list, CreatableTopicResult]:
-        configs = {c.name: c.value for c in topic.configs}
-        config_records = []
+                      rng: random.Random) -> tuple[list[MetadataRecord], CreatableTopicResult]:
+        # create_topics answered a topic with a null config value already: every value is a string
+        configs = {c.name: c.value for c in topic.configs if c.value is not None}
+        config_records: list[MetadataRecord] = []
         if configs:
             resource = ConfigResource(ConfigResource.TOPIC, topic.name)
             outcome = self.configuration_control.incremental_alter_configs(
@@ -173,7 +181,7 @@ class ReplicationControlManager:
         assignments = (self._manual_assignments(image, topic) if topic.assignments
                        else self._placed_assignments(image, topic, rng))
         topic_id = Uuid.random(rng)
-        records = [TopicRecord(name=topic.name, topic_id=topic_id), *config_records]
+        records: list[MetadataRecord] = [TopicRecord(name=topic.name, topic_id=topic_id), *config_records]
         records += [self._partition_record(image, topic_id, index, replicas, isr)
                     for index, (replicas, isr) in enumerate(assignments)]
         result = CreatableTopicResult(
@@ -183,7 +191,7 @@ class ReplicationControlManager:
                           in self.configuration_control.effective_topic_configs(image, configs)))
         return records, result
 
-    def _manual_assignments(self, image: MetadataImage, topic: CreatableTopic) -> list:
+    def _manual_assignments(self, image: MetadataImage, topic: CreatableTopic) -> list[Assignment]:
         if topic.replication_factor != -1:
             raise Errors.INVALID_REQUEST.exception(
                 "A manual partition assignment was specified, but replication factor was not set to -1.")
@@ -209,7 +217,8 @@ class ReplicationControlManager:
             raise InvalidReplicaAssignmentException("partitions should be a consecutive 0-based integer sequence")
         return [by_index[i] for i in range(len(by_index))]
 
-    def _placed_assignments(self, image: MetadataImage, topic: CreatableTopic, rng: random.Random) -> list:
+    def _placed_assignments(self, image: MetadataImage, topic: CreatableTopic,
+                            rng: random.Random) -> list[Assignment]:
         if topic.replication_factor < -1 or topic.replication_factor == 0:
             raise InvalidReplicationFactorException(
                 "Replication factor must be larger than 0, or -1 to use the default value.")
@@ -220,7 +229,7 @@ class ReplicationControlManager:
         return self._place(image, PlacementSpec(0, num_partitions, rf), rng, wrap_errors=True)
 
     def _place(self, image: MetadataImage, spec: PlacementSpec, rng: random.Random,
-               wrap_errors: bool) -> list:
+               wrap_errors: bool) -> list[Assignment]:
         try:
             placed = StripedReplicaPlacer(rng).place(spec, self.cluster_control.usable_brokers(image))
         except InvalidReplicationFactorException as exc:
@@ -228,7 +237,7 @@ class ReplicationControlManager:
                 raise
             raise InvalidReplicationFactorException(
                 f"Unable to replicate the partition {spec.num_replicas} time(s): {exc.message}") from None
-        assignments = []
+        assignments: list[Assignment] = []
         for replicas in placed:
             isr = self._active_replicas(image, replicas)
             if not isr:
@@ -244,9 +253,9 @@ class ReplicationControlManager:
     def _partition_record(self, image: MetadataImage, topic_id: Uuid, index: int,
                           replicas: Sequence[int], isr: Sequence[int]) -> PartitionRecord:
         return PartitionRecord(
-            partition_id=index, topic_id=topic_id, replicas=list(replicas), isr=list(isr),
+            partition_id=index, topic_id=topic_id, replicas=tuple(replicas), isr=tuple(isr),
             leader=isr[0], leader_recovery_state=LeaderRecoveryState.RECOVERED, leader_epoch=0,
-            partition_epoch=0, directories=[self.cluster_control.default_dir(image, r) for r in replicas])
+            partition_epoch=0, directories=tuple(self.cluster_control.default_dir(image, r) for r in replicas))
 
     @staticmethod
     def validate_manual_partition_assignment(image: MetadataImage, replicas: Sequence[int],
@@ -272,9 +281,10 @@ class ReplicationControlManager:
 
     # ------------------------------------------------------------------ DeleteTopics
     @staticmethod
-    def delete_topics(image: MetadataImage, topic_ids: Iterable[Uuid]) -> ControllerResult:
+    def delete_topics(image: MetadataImage, topic_ids: Iterable[Uuid]) -> ControllerResult[dict[Uuid, ApiError]]:
         """One RemoveTopicRecord per known id; response: {topic id: ApiError}."""
-        records, results = [], {}
+        records: list[RemoveTopicRecord] = []
+        results: dict[Uuid, ApiError] = {}
         for topic_id in topic_ids:
             if image.topic(topic_id) is None:
                 exc = UnknownTopicIdException(Errors.UNKNOWN_TOPIC_ID.message)
@@ -286,8 +296,9 @@ class ReplicationControlManager:
 
     # ------------------------------------------------------------------ CreatePartitions
     def create_partitions(self, image: MetadataImage, topics: Sequence[CreatePartitionsTopic],
-                          rng_for: PartitionsRngFor) -> ControllerResult:
-        records, results = [], []
+                          rng_for: PartitionsRngFor) -> ControllerResult[list[CreatePartitionsTopicResult]]:
+        records: list[PartitionRecord] = []
+        results: list[CreatePartitionsTopicResult] = []
         for topic in topics:
             try:
                 records.extend(self._create_partitions(image, topic, rng_for))
@@ -299,7 +310,7 @@ class ReplicationControlManager:
         return ControllerResult(tuple(records), results)
 
     def _create_partitions(self, image: MetadataImage, topic: CreatePartitionsTopic,
-                           rng_for: PartitionsRngFor) -> list:
+                           rng_for: PartitionsRngFor) -> list[PartitionRecord]:
         info = image.topic(topic.name)
         if info is None:
             raise UnknownTopicOrPartitionException()
@@ -318,6 +329,7 @@ class ReplicationControlManager:
         if not info.partitions:
             raise UnknownServerException(f"Invalid state: topic {topic.name} appears to have no partitions.")
         rf = len(info.partitions[min(info.partitions)].replicas)
+        assignments: list[Assignment]
         if topic.assignments is None:
             assignments = self._place(image, PlacementSpec(current, additional, rf),
                                       rng_for(topic.name, current), wrap_errors=False)

@@ -24,7 +24,8 @@ and IncrementalAlterConfigs share `AlterableConfig` and `AlterConfigsResource`
 (``config_operation`` is ignored by AlterConfigs).
 
 Every request derives from `ControllerRequest`, which is how a node knows to
-hand it to its controller role.
+hand it to its controller role; `ControllerResponse` is the union of the
+responses, what the controller's ``respond`` callbacks receive.
 
 Simplified: ``throttle_time_ms`` is always 0; request timeouts are carried but
 the controller answers when the records commit or leadership is lost.
@@ -250,7 +251,7 @@ class CreatableTopicConfigs:
 @dataclass(frozen=True, slots=True)
 class CreatableTopicResult:
     name: str
-    topic_id: Uuid = Uuid.ZERO  # type: ignore[attr-defined]
+    topic_id: Uuid = Uuid.ZERO
     error_code: Errors = NONE
     error_message: str | None = None
     topic_config_error_code: Errors = NONE
@@ -269,7 +270,7 @@ class CreateTopicsResponse:
 @dataclass(frozen=True, slots=True)
 class DeleteTopicState:
     name: str | None = None
-    topic_id: Uuid = Uuid.ZERO  # type: ignore[attr-defined]
+    topic_id: Uuid = Uuid.ZERO
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +283,7 @@ class DeleteTopicsRequest(ControllerRequest):
 @dataclass(frozen=True, slots=True)
 class DeletableTopicResult:
     name: str | None
-    topic_id: Uuid = Uuid.ZERO  # type: ignore[attr-defined]
+    topic_id: Uuid = Uuid.ZERO
     error_code: Errors = NONE
     error_message: str | None = None
 
@@ -516,3 +517,12 @@ class AllocateProducerIdsResponse:
     producer_id_start: int = -1
     producer_id_len: int = 0
     throttle_time_ms: int = 0
+
+
+ControllerResponse = (BrokerRegistrationResponse | BrokerHeartbeatResponse | UnregisterBrokerResponse
+                      | AlterPartitionResponse | CreateTopicsResponse | DeleteTopicsResponse
+                      | CreatePartitionsResponse | IncrementalAlterConfigsResponse | AlterConfigsResponse
+                      | ElectLeadersResponse | AlterPartitionReassignmentsResponse
+                      | ListPartitionReassignmentsResponse | ControllerRegistrationResponse
+                      | AllocateProducerIdsResponse)
+"""Every answer of the `QuorumController`: the response to one of the `ControllerRequest` types."""

@@ -39,7 +39,7 @@ from minikafka.drills.question import Question, shown
 
 # The driver's own notes of the faults it injects (not written by any Kafka node).
 SANDBOX_FAULT_KINDS = frozenset({
-    "node_killed", "node_stopped", "node_restarted", "node_paused", "node_resumed",
+    "node_killed", "node_stopped", "node_restarted", "node_paused", "node_resumed", "node_lost_power",
     "network_isolated", "network_link_cut", "network_healed", "latency_changed"})
 
 UNANNOUNCED_NOTE = ("The sandbox does not announce this fault in the event log: as on a real "

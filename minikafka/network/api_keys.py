@@ -63,7 +63,7 @@ class ApiKey:
 
     def is_version_supported(self, version: int) -> bool:
         """True if the release can parse ``version`` at all (``ApiKeys.isVersionSupported``)."""
-        return self.has_valid_version() and self.oldest <= version <= self.latest
+        return self.oldest is not None and self.latest is not None and self.oldest <= version <= self.latest
 
     def is_flexible(self, version: int) -> bool:
         """Whether ``version`` uses compact encodings and tagged fields.
@@ -90,10 +90,12 @@ class ApiKey:
 
 
 B, C, BC, NONE = frozenset({"broker"}), frozenset({"controller"}), \
-    frozenset({"broker", "controller"}), frozenset()
+    frozenset({"broker", "controller"}), frozenset[str]()
 
 # (id, name, oldest, latest, first flexible version, listeners[, latest version unstable])
-_TABLE = [
+_Row = (tuple[int, str, int | None, int | None, int | None, frozenset[str]]
+        | tuple[int, str, int | None, int | None, int | None, frozenset[str], bool])
+_TABLE: list[_Row] = [
     (0, "Produce", 3, 13, 9, B),
     (1, "Fetch", 4, 18, 12, BC),
     (2, "ListOffsets", 1, 11, 6, B),

@@ -97,8 +97,8 @@ def is_api_enabled(key: int, version: int,
     if key not in advertised or key not in API_KEYS:
         return False
     low, high = advertised[key]
-    api = API_KEYS[key]
-    return max(low, api.oldest) <= version <= high
+    oldest = API_KEYS[key].oldest
+    return oldest is not None and max(low, oldest) <= version <= high
 
 
 # --------------------------------------------------------------------------- features

@@ -10,10 +10,12 @@ object, `NO_RESPONSE` or `CloseConnectionResponse`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from minikafka.network.codec import DecodedRequest
+from minikafka.network.request_context import RequestContext
 
 
 @dataclass(frozen=True, slots=True)
 class ClientRequest:
-    context: Any          # minikafka.network.request_context.RequestContext
-    request: Any          # minikafka.network.codec.DecodedRequest
+    context: RequestContext
+    request: DecodedRequest

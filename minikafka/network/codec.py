@@ -47,7 +47,7 @@ import io
 import struct
 import uuid
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeAlias
 
 import kafka.protocol.admin  # noqa: F401  (imported for their message classes)
 import kafka.protocol.consumer  # noqa: F401
@@ -65,11 +65,15 @@ from minikafka.network.api_versions import ADVERTISED_API_VERSIONS, is_api_enabl
 
 _KEY_AND_VERSION = struct.Struct(">hh")
 
+ApiMessageClass: TypeAlias = Any
+"""A kafka-python message class (``ProduceRequest``, ``ProduceResponse`` ...).  kafka-python
+has no type information, so to the type checker its classes and their objects are `Any`."""
 
-def _message_classes() -> tuple[dict[int, type], dict[int, type]]:
+
+def _message_classes() -> tuple[dict[int, ApiMessageClass], dict[int, ApiMessageClass]]:
     """kafka-python's request and response classes by api key."""
-    requests: dict[int, type] = {}
-    responses: dict[int, type] = {}
+    requests: dict[int, ApiMessageClass] = {}
+    responses: dict[int, ApiMessageClass] = {}
     pending = list(ApiMessage.__subclasses__())
     while pending:
         cls = pending.pop()
@@ -128,7 +132,7 @@ def decode_request(data: bytes | bytearray | memoryview, *,
                                           f"({api.name}) and unsupported version {version}")
     fallback = False
     if api.id == API_VERSIONS:
-        low, high = advertised.get(API_VERSIONS, (api.oldest, api.latest))
+        low, high = advertised.get(API_VERSIONS, (api.oldest or 0, api.latest or 0))
         fallback = not low <= version <= high
     if fallback:
         body = REQUEST_CLASSES[API_VERSIONS][0]()  # not parsed: answered as v0
@@ -169,7 +173,7 @@ class _MalformedBody(Exception):
     """Why a body did not parse; becomes the cause of InvalidRequestException."""
 
 
-def _decode_body(cls: type, version: int, view: memoryview, start: int) -> Any:
+def _decode_body(cls: ApiMessageClass, version: int, view: memoryview, start: int) -> Any:
     """Decode with kafka-python's generated decoder, then check what it does not.
 
     The generated decoder slices strings and bytes without checking that they
@@ -204,12 +208,12 @@ def _check_nulls(struct_field: Any, item: Any, version: int) -> None:
                 _check_nulls(field, element, version)
 
 
-def request_class(api_key: int) -> type:
+def request_class(api_key: int) -> ApiMessageClass:
     """kafka-python's request class for ``api_key`` (index it with a version: ``cls[3]``)."""
     return REQUEST_CLASSES[api_key]
 
 
-def response_class(api_key: int) -> type:
+def response_class(api_key: int) -> ApiMessageClass:
     """kafka-python's response class for ``api_key``; handlers build their answers with it."""
     return RESPONSE_CLASSES[api_key]
 

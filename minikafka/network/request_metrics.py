@@ -36,17 +36,22 @@ view carries the per-partition errors); requests controllers answer
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
+from minikafka.common.topic_partition import TopicPartition
 from minikafka.metrics.meter import Meter
 from minikafka.metrics.metric_name import mbean_name
 from minikafka.metrics.metrics_registry import MetricsRegistry
 from minikafka.network.api_keys import API_KEYS
+from minikafka.network.codec import DecodedRequest
 from minikafka.network.request_channel import CloseConnectionResponse, NoOpResponse
+from minikafka.network.request_context import RequestContext
 from minikafka.network.request_partitions import TopicNames, partition_outcomes
 
 FETCH_KEY = 1
-FOLLOWER_FETCH_VERSION = API_KEYS[FETCH_KEY].latest_stable()
+FOLLOWER_FETCH_VERSION = 18
+"""The newest stable Fetch version of 4.3.1 (``API_KEYS[FETCH_KEY].latest_stable()``), the one a
+4.3 broker's replica fetcher uses."""
 
 
 def requests_per_sec_metric(request: str, version: int) -> str:
@@ -76,7 +81,8 @@ class RequestMetrics:
                 requests_per_sec_metric(name, version), "requests")
         meter.mark(1, now)
 
-    def _count(self, api: str, client_id: str, follower: bool, outcomes) -> None:
+    def _count(self, api: str, client_id: str, follower: bool,
+               outcomes: Iterable[tuple[TopicPartition, str | None]]) -> None:
         key = (api, client_id, follower)
         self.requests[key] = self.requests.get(key, 0) + 1
         partitions = self.partitions
@@ -84,7 +90,7 @@ class RequestMetrics:
             row = (api, client_id, follower, tp[0], tp[1], error)
             partitions[row] = partitions.get(row, 0) + 1
 
-    def client_request_completed(self, ctx: Any, decoded: Any, outcome: Any,
+    def client_request_completed(self, ctx: RequestContext, decoded: DecodedRequest, outcome: Any,
                                  topic_name: TopicNames, now: int) -> None:
         """A request from a client was answered with ``outcome`` (or deliberately not answered)."""
         api = API_KEYS[ctx.api_key].name

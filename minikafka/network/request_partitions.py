@@ -22,7 +22,7 @@ about the cluster or a group, not about partitions: for them
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from minikafka.common.errors import Errors
 from minikafka.common.topic_partition import TopicPartition
@@ -57,7 +57,8 @@ def _topic_name(entry: Any, field: str, api_key: int, version: int, topic_name: 
 
 
 def _walk(container: Any, shape: tuple[str, str, str, str], api_key: int, version: int,
-          topic_name: TopicNames):
+          topic_name: TopicNames) -> Iterator[tuple[TopicPartition, Any]]:
+    """Each (partition, its kafka-python entry) ``container`` lists, in its order."""
     topics_field, name_field, partitions_field, index_field = shape
     for entry in getattr(container, topics_field, None) or ():
         name = _topic_name(entry, name_field, api_key, version, topic_name)
@@ -80,7 +81,7 @@ def partition_outcomes(api_key: int, version: int, body: Any, response: Any, top
     if shape is None:
         return []
     if response is not None:
-        answered = [(tp, _error_name(p.error_code))
+        answered: list[tuple[TopicPartition, str | None]] = [(tp, _error_name(p.error_code))
                     for tp, p in _walk(response, shape[1], api_key, version, topic_name)]
         top_level = getattr(response, "error_code", 0) if api_key == 1 else 0
         if answered or not top_level:

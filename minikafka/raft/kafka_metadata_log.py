@@ -16,6 +16,8 @@ In memory the log also keeps the decoded `Batch` objects, so the raft client
 and the metadata replay never decode bytes on the hot path; every append
 and truncation is applied to both.  Opening a directory decodes what the
 files hold, after the storage layer's crash recovery has cut any torn tail.
+The files live in the node's `LogDirectory` (``open``'s ``directory``): on
+disk, or in memory for a simulated cluster.
 
 Mirrors ``kafka.raft.KafkaMetadataLog``.  Simplified: no snapshots, so the
 log is never truncated from the front and restarts replay it from offset 0.
@@ -37,6 +39,7 @@ from minikafka.record.memory_records import (ControlRecordType, SimpleRecord, bu
 from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
 from minikafka.storage.fetch_data_info import FetchIsolation
 from minikafka.storage.log_config import LogConfig
+from minikafka.storage.log_directory import FILE_SYSTEM, LogDirectory
 from minikafka.storage.unified_log import UnifiedLog
 
 METADATA_LOG_DIR_NAME = "__cluster_metadata-0"
@@ -104,11 +107,13 @@ class KafkaMetadataLog(MemoryReplicatedLog):
 
     @classmethod
     def open(cls, metadata_log_dir: str, clock: Callable[[], int],
-             emit: Callable[..., None] | None = None) -> "KafkaMetadataLog":
+             emit: Callable[..., None] | None = None,
+             directory: LogDirectory = FILE_SYSTEM) -> "KafkaMetadataLog":
+        """Load ``__cluster_metadata-0`` under ``metadata_log_dir`` from ``directory`` (the node's files)."""
         dir_path = os.path.join(metadata_log_dir, METADATA_LOG_DIR_NAME)
-        clean = CleanShutdownFileHandler(metadata_log_dir).exists()
+        clean = CleanShutdownFileHandler(metadata_log_dir, directory).exists()
         log = UnifiedLog.load(dir_path, METADATA_LOG_CONFIG, clock(), had_clean_shutdown=clean,
-                              topic_id=Uuid.METADATA_TOPIC_ID, emit=emit)
+                              topic_id=Uuid.METADATA_TOPIC_ID, emit=emit, directory=directory)
         instance = cls(_log=None, _clock=clock)
         batches: list[Batch] = []
         offset = log.log_start_offset

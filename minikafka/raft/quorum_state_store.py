@@ -19,6 +19,8 @@ JSON converter, plus a ``data_version`` field.  For a static voter set
 (one line, no spaces, no trailing newline; ``clusterId`` and
 ``appliedOffset`` are always their defaults).  The write goes to
 ``quorum-state.tmp``, is fsynced, then atomically renamed over the old file.
+The file lives in the node's `LogDirectory` (on disk, or in memory for a
+simulated cluster), the same one as the metadata log it sits next to.
 
 Mirrors ``ElectionState``, ``QuorumStateStore`` and ``FileQuorumStateStore``
 (``raft/src/main/java/org/apache/kafka/raft/``).  Simplified: only version 0
@@ -35,6 +37,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
+
+from minikafka.storage.log_directory import FILE_SYSTEM, LogDirectory, read_text
 
 DEFAULT_FILE_NAME = "quorum-state"       # FileQuorumStateStore.DEFAULT_FILE_NAME
 DATA_VERSION = "data_version"
@@ -113,14 +117,16 @@ class UncheckedIOException(OSError):
 
 
 class FileQuorumStateStore:
-    """The ``quorum-state`` file of a metadata log directory (``FileQuorumStateStore``)."""
+    """The ``quorum-state`` file of a metadata log directory (``FileQuorumStateStore``), in ``directory``."""
 
-    def __init__(self, path: str | os.PathLike[str]):
+    def __init__(self, path: str | os.PathLike[str], directory: LogDirectory = FILE_SYSTEM):
         self.path = Path(path)   # .../__cluster_metadata-0/quorum-state
+        self._directory = directory   # the node's files (disk or memory)
 
     @classmethod
-    def in_partition_dir(cls, partition_dir: str | os.PathLike[str]) -> "FileQuorumStateStore":
-        return cls(Path(partition_dir) / DEFAULT_FILE_NAME)
+    def in_partition_dir(cls, partition_dir: str | os.PathLike[str],
+                         directory: LogDirectory = FILE_SYSTEM) -> "FileQuorumStateStore":
+        return cls(Path(partition_dir) / DEFAULT_FILE_NAME, directory)
 
     @staticmethod
     def to_json(state: ElectionState) -> str:
@@ -131,10 +137,10 @@ class FileQuorumStateStore:
                 f'"appliedOffset":0,"currentVoters":[{voters}],"{DATA_VERSION}":0}}')
 
     def read_election_state(self) -> ElectionState | None:
-        if not self.path.exists():
+        if not self._directory.exists(str(self.path)):
             return None
         try:
-            line = self.path.read_text(encoding="utf-8").split("\n", 1)[0]
+            line = read_text(self._directory, str(self.path)).split("\n", 1)[0]
             if not line:
                 raise EOFError("File ended prematurely.")
             return self._parse(line)
@@ -162,24 +168,20 @@ class FileQuorumStateStore:
                              voted_id=None if voted < 0 else voted, voters=voters)
 
     def write_election_state(self, state: ElectionState) -> None:
-        temp = self.path.with_name(self.path.name + ".tmp")
+        path, temp = str(self.path), str(self.path) + ".tmp"
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(temp, "w", encoding="utf-8") as out:
-                out.write(self.to_json(state))
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temp, self.path)
+            self._directory.make_dirs(os.path.dirname(path))
+            self._directory.write_atomically(path, self.to_json(state).encode("utf-8"))  # tmp, fsync, rename
         except OSError as exc:
             raise UncheckedIOException(
                 f"Error while writing the Quorum status from the file "
                 f"{self.path.absolute()}") from exc
         finally:
-            temp.unlink(missing_ok=True)
+            self._directory.remove(temp)
 
     def clear(self) -> None:
-        self.path.unlink(missing_ok=True)
-        self.path.with_name(self.path.name + ".tmp").unlink(missing_ok=True)
+        self._directory.remove(str(self.path))
+        self._directory.remove(str(self.path) + ".tmp")
 
     def __str__(self) -> str:
         return f"Quorum state filepath: {self.path.absolute()}"

@@ -39,6 +39,8 @@ segment_rolled         a new log segment was started
 segments_deleted       retention deleted old segments
 recovery               a log was recovered at start-up (truncation, index rebuild)
 node_killed / node_stopped / node_restarted / node_paused / node_resumed
+node_lost_power        a node's machine lost power (after its node_killed): the bytes not flushed
+                       are gone from its in-memory disk (data: lost_bytes)
 network_isolated / network_link_cut / network_healed / latency_changed
 internal_error         an exception escaped node code (a sandbox bug; live driver only)
 sandbox_stalled        not a Kafka event: the live cluster's thread was starved by other work in

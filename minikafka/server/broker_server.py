@@ -18,7 +18,8 @@ controller, as KRaft brokers do.
 `KafkaNode` builds the broker with what it uses of the process: the node
 (time, timers, messages, randomness), the node's settings and `KafkaConfig`,
 its log directory id, the incarnation id of this process start, the raft
-client it observes the metadata log with and its metrics registry.  The broker never reads the node's other attributes.
+client it observes the metadata log with, its metrics registry and the
+`LogDirectory` its files live in (disk or memory).  The broker never reads the node's other attributes.
 
 Each part is built here with the collaborators it uses, named in its
 constructor (the node, ids, settings, and small callables or a narrow
@@ -77,6 +78,7 @@ from minikafka.server.replica_fetcher import (ReplicaFetcherConfig, ReplicaFetch
 from minikafka.server.replica_manager import ReplicaManager
 from minikafka.server.runtime_logger_manager import RuntimeLoggerManager
 from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
+from minikafka.storage.log_directory import LogDirectory
 from minikafka.storage.log_manager import LogManager
 
 if TYPE_CHECKING:
@@ -88,7 +90,8 @@ if TYPE_CHECKING:
 
 class BrokerServer:
     def __init__(self, node: Node, *, config: NodeConfig, kafka_config: KafkaConfig, directory_id: Uuid,
-                 incarnation_id: Uuid, raft: KafkaRaftClient, metrics: MetricsRegistry):
+                 incarnation_id: Uuid, raft: KafkaRaftClient, metrics: MetricsRegistry,
+                 directory: LogDirectory):
         self.node = node                               # time, timers, messages, randomness
         self.raft = raft
         self.config = config                           # NodeConfig
@@ -103,8 +106,9 @@ class BrokerServer:
         self.listener_name: str | None = endpoint.listener if endpoint else None
         data_dir = str(config.data_dir)
         self.log_manager = LogManager(data_dir, self.default_log_config(), timing=self.timing,
-                                      rng=node.rng, emit=node.emit)
-        previous_epoch = CleanShutdownFileHandler(data_dir).read() or -1
+                                      rng=node.rng, emit=node.emit, directory=directory,
+                                      flush_check_ms=kafka_config.values["log.flush.scheduler.interval.ms"])
+        previous_epoch = CleanShutdownFileHandler(data_dir, directory).read() or -1
         self.lifecycle = BrokerLifecycleManager(
             node, broker_id=self.broker_id, cluster_id=self.cluster_id, timing=self.timing,
             rack=config.rack, directory_id=self.directory_id, incarnation_id=incarnation_id,

@@ -40,7 +40,7 @@ through here: `KafkaNode` hands them to the `QuorumController` by their type
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from minikafka.common.errors import UnknownServerException
 from minikafka.network import api_keys as keys
@@ -62,6 +62,13 @@ class KafkaApisBroker(api_versions.ApiVersionsBroker, configs.ConfigsBroker, fet
     `BrokerServer` is the one implementation; each handler is typed by its own,
     smaller Protocol, so it can be called with this one.
     """
+
+
+if TYPE_CHECKING:
+    from minikafka.server.broker_server import BrokerServer
+
+    def _broker_server_serves_the_handlers(server: BrokerServer) -> KafkaApisBroker:
+        return server       # the type checker's proof that BrokerServer has all the Protocols ask for
 
 
 Handler = Callable[[RequestContext, Any, KafkaApisBroker], Any]

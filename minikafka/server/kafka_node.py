@@ -11,7 +11,11 @@ that serves clients and replicates partitions.
 At start-up the node checks its data directory the way Kafka does: the
 directory must have been formatted (``meta.properties``, written by
 ``kafka-storage.sh format`` or, here, by `Cluster`) for this cluster id and
-this node id, or the node refuses to start with Kafka's error.
+this node id, or the node refuses to start with Kafka's error.  Every file
+the node reads or writes -- ``meta.properties``, the metadata log and its
+``quorum-state``, the clean-shutdown marker, the broker's partition logs --
+goes through the one `LogDirectory` the node receives: its machine's disk,
+or memory for a simulated cluster (`minikafka.storage.log_directory`).
 
 Messages reaching the node are dispatched by what they are: raft RPCs to the
 raft client, controller APIs (registrations, heartbeats, AlterPartition,
@@ -19,7 +23,7 @@ forwarded admin requests: every `ControllerRequest`) to the controller,
 replica fetches and client requests to the broker (client requests through
 `kafka_apis.dispatch`).  The node builds the broker role with what it uses
 of the process (settings, `KafkaConfig`, directory id, incarnation id,
-raft client, metrics); `BrokerServer` uses the node itself only as its runtime (time,
+raft client, metrics, `LogDirectory`); `BrokerServer` uses the node itself only as its runtime (time,
 timers, messages, randomness), never to read the node's other attributes.
 
 Mirrors ``kafka.server.KafkaRaftServer`` (and the shared ``SharedServer``).
@@ -27,6 +31,7 @@ Mirrors ``kafka.server.KafkaRaftServer`` (and the shared ``SharedServer``).
 
 from __future__ import annotations
 
+import os
 import random
 from typing import Callable
 
@@ -42,7 +47,7 @@ from minikafka.network.client_request import ClientRequest
 from minikafka.metrics.metrics_registry import MetricsRegistry
 from minikafka.network.request_channel import Deferred
 from minikafka.network.request_metrics import RequestMetrics
-from minikafka.raft.kafka_metadata_log import KafkaMetadataLog
+from minikafka.raft.kafka_metadata_log import METADATA_LOG_DIR_NAME, KafkaMetadataLog
 from minikafka.raft.kafka_raft_client import KafkaRaftClient
 from minikafka.raft.quorum_state_store import FileQuorumStateStore
 from minikafka.runtime.node import Envelope, Node
@@ -53,25 +58,28 @@ from minikafka.server.kafka_apis import dispatch
 from minikafka.server.kafka_node_snapshot import KafkaNodeSnapshot, snapshot_of
 from minikafka.server.node_config import NodeConfig
 from minikafka.storage.clean_shutdown_file_handler import CleanShutdownFileHandler
+from minikafka.storage.log_directory import LogDirectory
 from minikafka.storage.meta_properties import MetaProperties
 
 
 
 class KafkaNode(Node):
-    def __init__(self, config: NodeConfig, rng: random.Random, now: int = 0):
+    def __init__(self, config: NodeConfig, rng: random.Random, now: int, directory: LogDirectory):
         super().__init__(config.node_id, rng)
         self.now = now                    # loading the logs below may note recovery events
         self.config = config
+        self.directory = directory        # this machine's files: every file the node reads or writes
         self.kafka_config = KafkaConfig(parse_properties(config.server_properties()))
         data_dir = str(config.data_dir)
-        meta = MetaProperties.read(data_dir)
+        meta = MetaProperties.read(data_dir, directory)
         meta.verify(data_dir, config.cluster_id, config.node_id)
         self.directory_id = meta.directory_id
-        self.metadata_log = KafkaMetadataLog.open(data_dir, lambda: self.now, self.emit)
+        self.metadata_log = KafkaMetadataLog.open(data_dir, lambda: self.now, self.emit, directory)
         if not config.is_broker:
             # a broker's LogManager consumes the marker; a controller-only node does it here
-            CleanShutdownFileHandler(data_dir).delete()
-        store = FileQuorumStateStore.in_partition_dir(self.metadata_log._log.dir_path)
+            CleanShutdownFileHandler(data_dir, directory).delete()
+        store = FileQuorumStateStore.in_partition_dir(
+            os.path.join(data_dir, METADATA_LOG_DIR_NAME), directory)
         voters = {vid: str(endpoint) for vid, endpoint in config.voters.items()}
         self.raft = KafkaRaftClient(self, voters, self.metadata_log, store, config.timing,
                                     config.cluster_id, directory_id=self.directory_id)
@@ -90,7 +98,7 @@ class KafkaNode(Node):
             self.broker = BrokerServer(
                 self, config=config, kafka_config=self.kafka_config, directory_id=self.directory_id,
                 incarnation_id=new_incarnation_id(self.rng, self.metadata_log.end_offset),
-                raft=self.raft, metrics=self.metrics)
+                raft=self.raft, metrics=self.metrics, directory=directory)
             self.request_metrics = RequestMetrics(self.metrics)
         self.stopped = False
 
@@ -149,7 +157,7 @@ class KafkaNode(Node):
     def _finish_stop(self, done: Callable[[], None]) -> None:
         self.metadata_log.close()
         if self.broker is None:
-            CleanShutdownFileHandler(str(self.config.data_dir)).write(-1)
+            CleanShutdownFileHandler(str(self.config.data_dir), self.directory).write(-1)
         self.stopped = True
         done()
 

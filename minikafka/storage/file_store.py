@@ -11,7 +11,9 @@ user may still take).  Java reports a size that overflows a ``long`` as
 ``Long.MAX_VALUE``; so does this module.
 
 Reading the file system is the storage layer's business: request handlers
-call `total_and_usable_space` rather than the operating system.
+ask the broker's `LogDirectory` (``total_and_usable_space``), whose file
+system implementation calls this module; an in-memory one reports a disk of
+fixed size instead.
 
 Mirrors ``java.nio.file.FileStore`` as ``ReplicaManager.describeLogDirs`` uses it.
 """

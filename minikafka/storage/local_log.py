@@ -46,7 +46,7 @@ from minikafka.storage.log_segments import LogSegments
 class LocalLog:
     def __init__(self, dir_path: str, config: LogConfig, segments: LogSegments, recovery_point: int,
                  next_offset_metadata: LogOffsetMetadata, topic_partition: TopicPartition, *,
-                 directory: LogDirectory = FILE_SYSTEM):
+                 directory: LogDirectory = FILE_SYSTEM, last_flush_time: int = 0):
         self.dir_path = dir_path                         # <log dir>/<topic>-<partition>
         self.directory = directory                       # where the segment files live (disk or memory)
         self.config = config
@@ -57,6 +57,7 @@ class LocalLog:
         self.pending_deletes: list[tuple[int, list[LogSegment]]] = []   # (due time ms, segments renamed .deleted)
         self.pending_file_deletes: list[tuple[int, str]] = []           # (due time ms, other .deleted file)
         self.closed = False
+        self.last_flush_time = last_flush_time           # when a flush last moved the recovery point (ms)
 
     @property
     def parent_dir(self) -> str:
@@ -72,11 +73,14 @@ class LocalLog:
     def update_recovery_point(self, offset: int) -> None:
         self.recovery_point = offset
 
-    def flush(self, offset: int) -> None:
-        """Make the segments holding ``[recovery point, offset)`` durable, then move the recovery point."""
+    def flush(self, offset: int, now: int | None = None) -> None:
+        """Make the segments holding ``[recovery point, offset)`` durable, then move the recovery point;
+        ``now`` (when known) becomes the last flush time if anything was flushed."""
         if offset > self.recovery_point:
             for segment in self.segments.values_between(self.recovery_point, offset):
                 segment.flush()
+            if now is not None:
+                self.last_flush_time = now
         self.mark_flushed(offset)
 
     def mark_flushed(self, offset: int) -> None:

@@ -12,7 +12,8 @@ storage object receives in its constructor.  The interface is path-keyed
 reads, positional writes through a `FileHandle`, a durable atomic write
 (write a temporary file, flush it, rename it over the old one, as Kafka's
 checkpoint files do), truncation or sparse extension, rename, delete,
-listing, directories, modification times, and `flush`.
+listing, directories, modification times, the file system's space, and
+`flush`.
 
 Kafka writes through ``java.nio.channels.FileChannel`` and memory-mapped
 index buffers; a write lands in the operating system's page cache, and only
@@ -51,6 +52,8 @@ import mmap
 import os
 from dataclasses import dataclass, field
 from typing import IO, Callable, Protocol
+
+from minikafka.storage.file_store import total_and_usable_space
 
 
 class FileHandle(Protocol):
@@ -130,6 +133,9 @@ class LogDirectory(Protocol):
 
     def try_lock(self, path: str) -> DirectoryLock | None:
         """Take the exclusive lock on the file ``path`` (created if missing); None if another holder has it."""
+
+    def total_and_usable_space(self, path: str) -> tuple[int, int]:
+        """Total and usable bytes of the file system holding ``path`` (Java's ``FileStore``)."""
 
 
 def read_text(directory: LogDirectory, path: str) -> str:
@@ -264,6 +270,9 @@ class FileSystemLogDirectory:
     def flush(self, path: str) -> None:
         return None
 
+    def total_and_usable_space(self, path: str) -> tuple[int, int]:
+        return total_and_usable_space(path)
+
     def try_lock(self, path: str) -> DirectoryLock | None:
         handle = open(path, "a+")
         for _ in range(2):
@@ -280,6 +289,7 @@ FILE_SYSTEM: LogDirectory = FileSystemLogDirectory()   # stateless: the default 
 
 
 # ---------------------------------------------------------------------- memory
+DEFAULT_CAPACITY_BYTES = 100 * 2**30       # the size of an in-memory disk: 100 GiB, as a small broker's
 @dataclass
 class _MemoryFile:
     """A sparse file: ``data`` holds the bytes up to the last one written; the rest up to ``length`` is zeros."""
@@ -338,7 +348,8 @@ class InMemoryLogDirectory:
     nothing here reads the wall clock.
     """
 
-    def __init__(self, clock_ms: Callable[[], int] | None = None):
+    def __init__(self, clock_ms: Callable[[], int] | None = None, capacity_bytes: int = DEFAULT_CAPACITY_BYTES):
+        self._capacity_bytes = capacity_bytes     # the disk's size, as DescribeLogDirs reports it
         self._files: dict[str, _MemoryFile] = {}
         self._dirs: set[str] = {os.sep}
         self._locks: set[str] = set()             # lock files currently held
@@ -476,6 +487,11 @@ class InMemoryLogDirectory:
             return None
         self._locks.add(_key(path))
         return _MemoryDirectoryLock(self._locks, _key(path))
+
+    def total_and_usable_space(self, path: str) -> tuple[int, int]:
+        """A disk of ``capacity_bytes``, less what the files hold."""
+        used = sum(entry.length for entry in self._files.values())
+        return self._capacity_bytes, max(self._capacity_bytes - used, 0)
 
     # ------------------------------------------------------------------ failures
     def crash_process(self) -> None:

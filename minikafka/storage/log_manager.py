@@ -21,7 +21,11 @@ directory is a deletion that a crash interrupted: it is finished later.
 
 While running, nothing happens by itself: the broker calls `maintenance(now)`
 from a timer (`next_deadline` says when), and the manager runs whatever is
-due -- retention every ``log.retention.check.interval.ms``, the recovery
+due -- retention every ``log.retention.check.interval.ms``, the flusher
+every ``log.flush.scheduler.interval.ms`` (it flushes each log whose
+``flush.ms`` has passed since its last flush; both default to
+``Long.MAX_VALUE``, so by default it runs once, 30 s after start-up, and
+flushes nothing), the recovery
 point checkpoint every ``log.flush.offset.checkpoint.interval.ms``, the log
 start offset checkpoint every ``log.flush.start.offset.checkpoint.interval.ms``,
 the high watermark checkpoint every
@@ -59,6 +63,7 @@ from minikafka.common.timing import TimingProfile, profile
 
 LOCK_FILE_NAME = ".lock"
 METADATA_TOPIC = "__cluster_metadata"
+FLUSH_CHECK_MS_DEFAULT = 2**63 - 1      # log.flush.scheduler.interval.ms: Long.MAX_VALUE, the flusher runs once
 LOG_INITIAL_TASK_DELAY_MS = 30000      # log.initial.task.delay.ms (internal): first run of the periodic tasks
 
 Emit = Callable[..., None]
@@ -69,9 +74,11 @@ class LogManager:
 
     def __init__(self, log_dir: str, default_config: LogConfig, *, timing: TimingProfile | str | None = None,
                  rng: random.Random | None = None, emit: Emit | None = None,
-                 topic_configs: dict[str, LogConfig] | None = None, directory: LogDirectory = FILE_SYSTEM):
+                 topic_configs: dict[str, LogConfig] | None = None, directory: LogDirectory = FILE_SYSTEM,
+                 flush_check_ms: int = FLUSH_CHECK_MS_DEFAULT):
         self.log_dir = log_dir
         self.directory = directory                              # where every file lives (disk or memory)
+        self.flush_check_ms = flush_check_ms                    # log.flush.scheduler.interval.ms
         self.default_config = default_config
         self.topic_configs = dict(topic_configs or {})          # topic -> effective LogConfig (overrides)
         self.timing = profile(timing)
@@ -110,7 +117,7 @@ class LogManager:
                                   f"shutdown file was found", log_dir=self.log_dir, logs=len(dirs))
         for dir_path in dirs:
             self._load_log(dir_path, now, recovery_points, log_starts, high_watermarks)
-        for task in ("retention", "recovery_point", "log_start_offset", "high_watermark"):
+        for task in ("retention", "flush", "recovery_point", "log_start_offset", "high_watermark"):
             self._next_run[task] = now + LOG_INITIAL_TASK_DELAY_MS
 
     def _lock(self) -> None:
@@ -210,18 +217,20 @@ class LogManager:
 
     def maintenance(self, now: int) -> None:
         """Run every periodic task that is due at ``now`` (the broker calls this from its timer)."""
-        intervals = {"retention": "log.retention.check.interval.ms",
-                     "recovery_point": "log.flush.offset.checkpoint.interval.ms",
-                     "log_start_offset": "log.flush.start.offset.checkpoint.interval.ms",
-                     "high_watermark": "replica.high.watermark.checkpoint.interval.ms"}
+        intervals = {"retention": self.timing.ms("log.retention.check.interval.ms"),
+                     "flush": self.flush_check_ms,
+                     "recovery_point": self.timing.ms("log.flush.offset.checkpoint.interval.ms"),
+                     "log_start_offset": self.timing.ms("log.flush.start.offset.checkpoint.interval.ms"),
+                     "high_watermark": self.timing.ms("replica.high.watermark.checkpoint.interval.ms")}
         actions = {"retention": lambda: self.cleanup_logs(now),
+                   "flush": lambda: self.flush_dirty_logs(now),
                    "recovery_point": self.checkpoint_recovery_points,
                    "log_start_offset": self.checkpoint_log_start_offsets,
                    "high_watermark": self.checkpoint_high_watermarks}
         for task, due in sorted(self._next_run.items(), key=lambda item: item[1]):
             if due <= now:
                 actions[task]()
-                self._next_run[task] = now + self.timing.ms(intervals[task])
+                self._next_run[task] = now + intervals[task]
         for log in self.logs.values():
             log.maintenance(now)
         self._delete_logs(now)
@@ -230,6 +239,11 @@ class LogManager:
         """Retention for every non-compacted log; returns the number of segments deleted."""
         return sum(log.delete_old_segments(now) for log in self.all_logs()
                    if "compact" not in log.config.cleanup_policy)
+
+    def flush_dirty_logs(self, now: int) -> None:
+        """The flusher: flush each log whose ``flush.ms`` has passed since its last flush."""
+        for log in self.all_logs():
+            log.flush_if_due(now)
 
     def _delete_logs(self, now: int) -> None:
         delay = self.default_config.file_delete_delay_ms

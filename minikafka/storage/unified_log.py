@@ -40,8 +40,9 @@ Events (``emit(kind, text, **data)``): ``segment_rolled``,
 
 Mirrors ``org.apache.kafka.storage.internals.log.UnifiedLog`` (Kafka 4.3.1).
 Simplified: no tiered storage, no transaction index or last stable offset
-(``txn_committed`` reads stop at the HW), no background flushing by
-``flush.ms``.  ``flush`` (on roll, after ``flush.messages`` appends, on
+(``txn_committed`` reads stop at the HW).  ``flush`` (on roll, after
+``flush.messages`` appends, when the `LogManager`'s flusher finds
+``flush.ms`` passed since `last_flush_time` -- `flush_if_due` -- and on
 clean shutdown) flushes the segments in the `LogDirectory` and advances the
 recovery point; on a live cluster's disk the flush is not an fsync (see
 `log_directory`), in a simulated cluster's memory it decides what survives
@@ -134,7 +135,7 @@ class UnifiedLog:
                            cache, psm, emit, directory=directory)
         offsets = loader.load()
         local = LocalLog(dir_path, config, loader.segments, offsets.recovery_point, offsets.next_offset_metadata, tp,
-                         directory=directory)
+                         directory=directory, last_flush_time=now)
         return cls(local, offsets.log_start_offset, cache, psm, topic_id, rng or random.Random(0), emit)
 
     # ------------------------------------------------------------------ basic facts
@@ -332,7 +333,7 @@ class UnifiedLog:
             self.producer_state_manager.complete_txn(txn)
         self.producer_state_manager.update_map_end_offset(info.last_offset + 1)
         if self.local_log.unflushed_messages() >= self.config.flush_messages:
-            self.flush()
+            self.flush(now=now)
         return info
 
     def _maybe_roll(self, messages_size: int, info: LogAppendInfo, now: int) -> None:
@@ -414,15 +415,26 @@ class UnifiedLog:
         self.producer_state_manager.update_map_end_offset(new_segment.base_offset)
         self.producer_state_manager.take_snapshot()
         self._update_high_watermark_with_log_end_offset()
-        self.flush(new_segment.base_offset)
+        self.flush(new_segment.base_offset, now)
         self.emit("segment_rolled", f"{self.topic_partition}: rolled new log segment at offset "
                                     f"{new_segment.base_offset}", partition=str(self.topic_partition),
                   base_offset=new_segment.base_offset)
         return new_segment
 
-    def flush(self, offset: int | None = None) -> None:
-        """Make the log durable up to ``offset`` (the LEO by default) and move the recovery point there."""
-        self.local_log.flush(self.log_end_offset if offset is None else offset)
+    def flush(self, offset: int | None = None, now: int | None = None) -> None:
+        """Make the log durable up to ``offset`` (the LEO by default) and move the recovery point there;
+        ``now``, when given, is recorded as the last flush time (`flush_if_due` counts ``flush.ms`` from it)."""
+        self.local_log.flush(self.log_end_offset if offset is None else offset, now)
+
+    @property
+    def last_flush_time(self) -> int:
+        """When a flush last made something durable (ms; the load time if none since)."""
+        return self.local_log.last_flush_time
+
+    def flush_if_due(self, now: int) -> None:
+        """``flush.ms``: flush if that long has passed since the last flush (the LogManager's flusher asks)."""
+        if now - self.last_flush_time >= self.config.flush_ms:
+            self.flush(now=now)
 
     # ------------------------------------------------------------------ truncation
     def truncate_to(self, target_offset: int, now: int) -> bool:

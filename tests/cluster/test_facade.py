@@ -279,7 +279,7 @@ def test_a_temporary_data_dir_goes_when_the_interpreter_exits_even_if_never_stop
     import sys
     from pathlib import Path
     script = ("from minikafka import Cluster\n"
-              "c = Cluster(brokers=1, controllers=1, simulated=True)\n"
+              "c = Cluster(brokers=1, controllers=1, simulated=True, storage='disk')\n"
               "(c.data_dir / 'left-behind').write_text('x')\n"
               "print(c.data_dir)\n")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)

@@ -4,6 +4,7 @@ from the first port given (``Cluster(port=...)``, ``minikafka up --port``)."""
 from pathlib import Path
 
 from minikafka.cluster.layout import ClusterLayout
+from minikafka.cluster.node_disks import NodeDisks
 from minikafka.cluster.processes import NodeProcesses
 from minikafka.runtime.events import EventLog
 from minikafka.common.timing import TEACHING
@@ -26,7 +27,8 @@ class RecordingDriver:
 
 def processes(first_port):
     layout = ClusterLayout(root=Path("unused"), cluster_id="c", seed="s", timing=TEACHING,
-                           host="127.0.0.1", brokers=[1, 2], controllers=[1001])
+                           host="127.0.0.1", brokers=[1, 2], controllers=[1001],
+                           disks=NodeDisks("memory"))
     found = NodeProcesses(layout, EventLog(), simulated=False, first_port=first_port)
     found.driver = RecordingDriver()
     found._assign_ports()

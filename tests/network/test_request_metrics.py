@@ -137,3 +137,9 @@ def test_topics_named_by_id_are_counted_by_name(cluster):
             Produce.TopicProduceData.PartitionProduceData(index=0, records=client_batch())])])
     InProcessConnection(cluster, leader, client_id="v13").send(request)
     assert cluster.request_counts().by("partition", "error", client_id="v13") == {("orders-0", "NONE"): 1}
+
+
+def test_follower_fetches_are_counted_at_fetchs_newest_stable_version():
+    from minikafka.network.api_keys import API_KEYS
+    from minikafka.network.request_metrics import FETCH_KEY, FOLLOWER_FETCH_VERSION
+    assert FOLLOWER_FETCH_VERSION == API_KEYS[FETCH_KEY].latest_stable()

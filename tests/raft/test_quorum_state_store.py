@@ -102,3 +102,14 @@ def test_memory_store_keeps_history():
 def test_election_state_text():
     assert str(ElectionState(2, 1, None, frozenset({2, 1}))) == \
         "Election(epoch=2, leaderId=1, votedId=-1, voters=[1, 2])"
+
+
+def test_the_file_lives_in_the_nodes_log_directory_and_survives_its_power_loss(tmp_path):
+    from minikafka.storage.log_directory import InMemoryLogDirectory
+    disk = InMemoryLogDirectory()
+    store = FileQuorumStateStore.in_partition_dir(tmp_path / "__cluster_metadata-0", disk)
+    store.write_election_state(ElectionState(4, leader_id=1001, voters=VOTERS))
+    assert not (tmp_path / "__cluster_metadata-0").exists()          # nothing on the machine
+    assert disk.list_dir(str(tmp_path / "__cluster_metadata-0")) == ["quorum-state"]
+    disk.lose_power()                                                # written durably (tmp, flush, rename)
+    assert store.read_election_state() == ElectionState(4, leader_id=1001, voters=VOTERS)

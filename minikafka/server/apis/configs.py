@@ -194,7 +194,8 @@ def alter_configs(broker: ConfigsBroker, request: Any, incremental: bool) -> Any
         ctl.AlterableConfig(c.name, c.value, c.config_operation if incremental else ctl.AlterConfigOpType.SET)
         for c in r.configs)) for r in remaining)
     domain_type = ctl.IncrementalAlterConfigsRequest if incremental else ctl.AlterConfigsRequest
-    timed_out = {(r.resource_type, r.resource_name): (Errors.REQUEST_TIMED_OUT, None) for r in remaining}
+    timed_out: dict[tuple[int, str], Answer] = {(r.resource_type, r.resource_name): (Errors.REQUEST_TIMED_OUT, None)
+                                                for r in remaining}
 
     def from_controller(answer: Any) -> Any:
         by_resource = {(a.resource_type, a.resource_name): (a.error_code, a.error_message) for a in answer.responses}
@@ -204,7 +205,7 @@ def alter_configs(broker: ConfigsBroker, request: Any, incremental: bool) -> Any
                    "IncrementalAlterConfigs" if incremental else "AlterConfigs")
 
 
-def reassemble(response_type: Any, resources: list, answers: dict[int, Answer],
+def reassemble(response_type: Any, resources: list[Any], answers: dict[int, Answer],
                controller_answers: dict[tuple[int, str], Answer]) -> Any:
     """``ConfigAdminManager.reassemble*Response``: one answer per requested resource, in request order."""
     responses = []
@@ -217,7 +218,7 @@ def reassemble(response_type: Any, resources: list, answers: dict[int, Answer],
     return response_type(throttle_time_ms=0, responses=responses)
 
 
-def preprocess(broker: ConfigsBroker, resources: list, validate_only: bool, incremental: bool) -> dict[int, Answer]:
+def preprocess(broker: ConfigsBroker, resources: list[Any], validate_only: bool, incremental: bool) -> dict[int, Answer]:
     """``ConfigAdminManager.preprocess``: the answers the broker gives itself, by resource index."""
     answers: dict[int, Answer] = {}
     keys = [(r.resource_type, r.resource_name) for r in resources]
@@ -258,7 +259,7 @@ def preprocess_resource(broker: ConfigsBroker, resource: Any, validate_only: boo
     raise InvalidRequestException(f"Unknown resource type {kind}")
 
 
-def check_broker_configs(broker: ConfigsBroker, name: str, configs: list, incremental: bool) -> None:
+def check_broker_configs(broker: ConfigsBroker, name: str, configs: list[Any], incremental: bool) -> None:
     """The receiving broker's checks of a BROKER resource (its id, dynamic config rules)."""
     if incremental:
         for c in configs:
@@ -289,8 +290,9 @@ def handle_list_config_resources(ctx: RequestContext, request: Any, broker: Conf
     listed: list[tuple[str, int]] = []
     image = broker.image
     # GROUP and CLIENT_METRICS: the sandbox stores no such configs, so there is nothing to list.
+    listener = broker.listener_name
     brokers = [b.id for b in image.cluster.brokers.values()
-               if b.listener(broker.listener_name) is not None]
+               if listener is not None and b.listener(listener) is not None]
     for kind in (T.BROKER_LOGGER, T.BROKER):
         if kind in wanted:
             listed += [(str(b), kind) for b in brokers]

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from minikafka.common.uuid import Uuid
 from minikafka.coordinator import requests as group
 from minikafka.coordinator.consumer_group_heartbeat import (
     ConsumerGroupHeartbeatRequest as DomainHeartbeat, ConsumerGroupHeartbeatResponse as DomainAnswer,
@@ -93,18 +94,18 @@ def handle_consumer_group_describe(ctx: RequestContext, request: Any, broker: Gr
     include_operations = bool(request.include_authorized_operations)
     deferred = Deferred("ConsumerGroupDescribe")
 
-    def respond(described: list[dict]) -> None:
+    def respond(described: list[dict[str, Any]]) -> None:
         complete_with(deferred, lambda: encode_describe(described, version, include_operations))
     broker.group_coordinator.handle_consumer_group_describe(list(request.group_ids), respond)
     return deferred
 
 
-def encode_describe(described: list[dict], version: int, include_operations: bool) -> Any:
+def encode_describe(described: list[dict[str, Any]], version: int, include_operations: bool) -> Any:
     R = ConsumerGroupDescribeResponse
     G = R.DescribedGroup
     M = G.Member
 
-    def assignment(parts: list) -> Any:
+    def assignment(parts: list[tuple[Uuid, str, list[int]]]) -> Any:
         return M.Assignment(topic_partitions=[
             M.Assignment.TopicPartitions(topic_id=to_wire_uuid(topic_id), topic_name=name, partitions=list(ps))
             for topic_id, name, ps in parts])

@@ -39,6 +39,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from minikafka.common.errors import Errors
+from minikafka.common.uuid import Uuid
 from minikafka.network.codec import from_wire_uuid, response_class
 from minikafka.server.apis.metadata import LeaderLookup, current_leader
 from minikafka.network.request_channel import Deferred
@@ -53,6 +54,9 @@ PartitionData = FetchResponse.FetchableTopicResponse.PartitionData
 INITIAL_EPOCH, FINAL_EPOCH = 0, -1            # FetchMetadata: a full fetch uses one of these
 READ_COMMITTED = 1
 _HINTED_ERRORS = (Errors.NOT_LEADER_OR_FOLLOWER, Errors.FENCED_LEADER_EPOCH)
+
+Wanted = tuple[Any, FetchPartitionRequest]     # (the request's kafka-python topic entry, what to read)
+Refused = tuple[Any, int, Errors]              # (the topic entry, partition index, why it is not read)
 
 if TYPE_CHECKING:
     from minikafka.common.config.kafka_config import KafkaConfig
@@ -98,17 +102,20 @@ def _replica(request: Any, version: int) -> tuple[int, int]:
     return request.replica_id, -1
 
 
-def _sort_partitions(broker: FetchBroker, request: Any, version: int) -> tuple[list, list]:
+def _sort_partitions(broker: FetchBroker, request: Any, version: int) -> tuple[list[Wanted], list[Refused]]:
     """([(wire topic, domain partition request)], [(wire topic, partition index, error)])."""
     image = broker.image
-    wanted, erroneous = [], []
+    wanted: list[Wanted] = []
+    erroneous: list[Refused] = []
     for topic in request.topics:
         if version >= 13:
             topic_id = from_wire_uuid(topic.topic_id)
             image_topic = image.topics.get_topic(topic_id)
             name = image_topic.name if image_topic is not None else None
-        else:
-            name, topic_id = topic.topic, None
+        else:                                     # by name: the image knows the id (if the topic exists)
+            name = topic.topic
+            known = image.topics.get_topic(name)
+            topic_id = known.topic_id if known is not None else Uuid.ZERO    # unknown: refused below
         for p in topic.partitions:
             if name is None:
                 erroneous.append((topic, p.partition, Errors.UNKNOWN_TOPIC_ID))
@@ -120,12 +127,13 @@ def _sort_partitions(broker: FetchBroker, request: Any, version: int) -> tuple[l
                     current_leader_epoch=p.current_leader_epoch if version >= 9 else -1,
                     last_fetched_epoch=p.last_fetched_epoch if version >= 12 else -1,
                     log_start_offset=p.log_start_offset if version >= 5 else -1,
-                    topic_id=topic_id if topic_id is not None else image.topic(name).topic_id)
+                    topic_id=topic_id)
                 wanted.append((topic, part))
     return wanted, erroneous
 
 
-def _response(ctx: RequestContext, broker: FetchBroker, request: Any, read: list, erroneous: list) -> Any:
+def _response(ctx: RequestContext, broker: FetchBroker, request: Any,
+              read: list[tuple[Wanted, FetchPartitionData]], erroneous: list[Refused]) -> Any:
     """Partitions in Kafka's order: those read (request order), then those refused up front."""
     endpoints: dict[int, Any] = {}
     topics: list[Any] = []

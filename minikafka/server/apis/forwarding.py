@@ -33,6 +33,8 @@ from __future__ import annotations
 from typing import Any, Callable, Hashable, Protocol
 
 from minikafka.common.errors import Errors
+from minikafka.controller.requests import ControllerRequest
+from minikafka.raft.messages import DescribeQuorumRequest
 from minikafka.network.request_channel import CloseConnectionResponse, Deferred
 from minikafka.runtime.node import RequestTimedOut
 from minikafka.server.broker_server import has_not_controller_error  # noqa: F401  (re-exported)
@@ -43,6 +45,9 @@ FORWARDING_RETRY_TIMEOUT_MS = 60_000
 RETRY_BACKOFF_MS = 50
 """How long the sandbox waits before resending after a NOT_CONTROLLER answer."""
 
+ForwardedRequest = ControllerRequest | DescribeQuorumRequest
+"""What a broker sends the active controller: a `QuorumController` request, or DescribeQuorum for its Raft client."""
+
 class ForwardingBroker(Protocol):
     """What forwarding uses of the broker: its clock, a timer, and its channel to the active controller."""
 
@@ -50,8 +55,10 @@ class ForwardingBroker(Protocol):
 
     def schedule(self, key: Hashable, at_ms: int, fn: Callable[[], None]) -> None: ...
 
-    def forward_to_controller(self, request: Any, respond: Callable[[Any], None],
-                              timeout_ms: int | None = None) -> None: ...
+    def forward_to_controller(self, request: ForwardedRequest, respond: Callable[[Any], None],
+                              timeout_ms: int | None = None) -> None:
+        """``respond`` gets the controller's response to ``request`` or a `RequestTimedOut`."""
+        ...
 
 
 def forwarding_budget_ms(timeout_ms: int | None) -> int:
@@ -61,12 +68,12 @@ def forwarding_budget_ms(timeout_ms: int | None) -> int:
     return timeout_ms
 
 
-def forward(broker: ForwardingBroker, request: Any, timeout_ms: int | None, build: Callable[[Any], Any],
-            build_timeout: Callable[[], Any], description: str) -> Deferred:
+def forward(broker: ForwardingBroker, request: ForwardedRequest, timeout_ms: int | None,
+            build: Callable[[Any], Any], build_timeout: Callable[[], Any], description: str) -> Deferred:
     """Send ``request`` to the active controller; the Deferred gets the client's response.
 
-    ``build(domain_response)`` turns the controller's answer into the
-    kafka-python response; ``build_timeout()`` makes the REQUEST_TIMED_OUT
+    ``build(domain_response)`` turns the controller's answer (the response type
+    that goes with ``request``'s type) into the kafka-python response; ``build_timeout()`` makes the REQUEST_TIMED_OUT
     answer.  Neither may raise: if one does, the connection is closed (as
     Kafka does with an error it cannot put in a response).
     """

@@ -150,6 +150,7 @@ def handle_offset_fetch(ctx: RequestContext, request: Any, broker: GroupOffsetsB
     by_id = version >= TOPIC_ID_VERSION
     unknown: list[tuple[group.OffsetFetchResponseTopics, ...]] = []   # per group: topics of unknown ids
     ids: dict[str, Uuid] = {}
+    groups: tuple[group.OffsetFetchRequestGroup, ...]
     if version < OFFSET_FETCH_BATCH_VERSION:
         groups = (group.OffsetFetchRequestGroup(request.group_id, _wanted(request.topics)),)
         unknown.append(())

@@ -39,7 +39,7 @@ Simplified: no authorization (every group is allowed), throttle time 0.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
 
 from minikafka.common.errors import Errors
 from minikafka.common.uuid import Uuid
@@ -71,13 +71,17 @@ HeartbeatResponse = response_class(HEARTBEAT)
 LeaveGroupResponse = response_class(LEAVE_GROUP)
 SyncGroupResponse = response_class(SYNC_GROUP)
 
+DomainRequest = TypeVar("DomainRequest")        # a coordinator API's request (`coordinator.requests`)
+DomainResponse = TypeVar("DomainResponse")      # ... and the response it answers with
 
-def call_coordinator(method: Callable[[Any, Callable[[Any], None]], None], domain_request: Any,
-                     encode: Callable[[Any], Any], description: str) -> Deferred:
+
+def call_coordinator(method: Callable[[DomainRequest, Callable[[DomainResponse], None]], None],
+                     domain_request: DomainRequest, encode: Callable[[DomainResponse], Any],
+                     description: str) -> Deferred:
     """Run ``method(domain_request, respond)`` (a `GroupCoordinator` API); ``encode`` builds the client's answer."""
     deferred = Deferred(description)
 
-    def respond(domain_response: Any) -> None:
+    def respond(domain_response: DomainResponse) -> None:
         complete_with(deferred, lambda: encode(domain_response))
     method(domain_request, respond)
     return deferred

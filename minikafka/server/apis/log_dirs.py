@@ -37,11 +37,11 @@ from minikafka.common.topic_partition import TopicPartition
 from minikafka.network.codec import response_class
 from minikafka.network.request_context import RequestContext
 from minikafka.network.api_keys import DESCRIBE_LOG_DIRS, ALTER_REPLICA_LOG_DIRS
-from minikafka.storage.file_store import total_and_usable_space
 
 if TYPE_CHECKING:
     from minikafka.server.replica_manager import ReplicaManager
     from minikafka.storage.log_manager import LogManager
+    from minikafka.storage.unified_log import UnifiedLog
 
 DescribeLogDirsResponse = response_class(DESCRIBE_LOG_DIRS)
 AlterReplicaLogDirsResponse = response_class(ALTER_REPLICA_LOG_DIRS)
@@ -77,13 +77,13 @@ def handle_describe_log_dirs(ctx: RequestContext, request: Any, broker: LogDirsB
                 offset_lag=_offset_lag(broker, tp, log), is_future_key=False))
     topics = [LogDirResult.DescribeLogDirsTopic(name=name, partitions=parts)
               for name, parts in sorted(by_topic.items())]
-    total, usable = total_and_usable_space(manager.log_dir)
+    total, usable = manager.directory.total_and_usable_space(manager.log_dir)
     result = LogDirResult(error_code=0, log_dir=os.path.abspath(manager.log_dir), topics=topics,
                           total_bytes=total, usable_bytes=usable, is_cordoned=False)
     return DescribeLogDirsResponse(throttle_time_ms=0, error_code=0, results=[result])
 
 
-def _offset_lag(broker: LogDirsBroker, tp: TopicPartition, log: Any) -> int:
+def _offset_lag(broker: LogDirsBroker, tp: TopicPartition, log: UnifiedLog) -> int:
     """``getLogEndOffsetLag``: -1 when no hosted replica uses the log (it is being deleted)."""
     partition = broker.replica_manager.online_partition(tp)
     if partition is None or partition.log is None:

@@ -148,7 +148,7 @@ def handle_metadata(ctx: RequestContext, request: Any, broker: MetadataBroker) -
     if all_topics:
         names = image.topic_names()
     elif ids:
-        names = [image.topics.get_topic(i).name for i in ids if i not in unknown_ids]
+        names = [topic.name for i in ids if (topic := image.topics.get_topic(i)) is not None]
     else:
         names = list(dict.fromkeys(t.name for t in requested))
     auto_create = (not all_topics and (version < 4 or request.allow_auto_topic_creation)
@@ -167,7 +167,7 @@ def handle_metadata(ctx: RequestContext, request: Any, broker: MetadataBroker) -
                             topics=topics, authorized_operations=cluster_ops, error_code=0)
 
 
-def _invalid_topic_entries(requested: list, version: int) -> Errors | None:
+def _invalid_topic_entries(requested: list[Any], version: int) -> Errors | None:
     """Kafka refuses null names and topic ids before v12 (InvalidRequestException)."""
     for topic in requested:
         if version < 12 and (topic.name is None or (version >= 10 and from_wire_uuid(topic.topic_id)
@@ -178,7 +178,7 @@ def _invalid_topic_entries(requested: list, version: int) -> Errors | None:
     return None
 
 
-def _metadata_error_response(requested: list, error: Errors) -> Any:
+def _metadata_error_response(requested: list[Any], error: Errors) -> Any:
     """``MetadataRequest.getErrorResponse``: every requested topic with the error, no brokers."""
     topics = [MetadataResponse.MetadataResponseTopic(
         error_code=error.code, name=t.name or "", topic_id=t.topic_id, is_internal=False,
@@ -209,7 +209,8 @@ def _topic_metadata(ctx: RequestContext, broker: MetadataBroker, names: list[str
         partitions = cache.topic_partitions_metadata(image, name, ctx.listener_name,
                                                      error_unavailable_endpoints=version == 0,
                                                      error_unavailable_listeners=version >= 6)
-        topic_id = image.topics.get_topic(name).topic_id if partitions is not None else Uuid.ZERO
+        topic = image.topics.get_topic(name)          # not None when it has partitions
+        topic_id = topic.topic_id if partitions is not None and topic is not None else Uuid.ZERO
         entry = MetadataResponse.MetadataResponseTopic(
             error_code=(Errors.NONE if partitions is not None else errors[name]).code, name=name,
             topic_id=to_wire_uuid(topic_id), is_internal=is_internal(name),
@@ -293,7 +294,7 @@ def handle_describe_topic_partitions(ctx: RequestContext, request: Any, broker: 
     return DescribeTopicPartitionsResponse(throttle_time_ms=0, topics=topics, next_cursor=next_cursor)
 
 
-def _describe_topic(ctx: RequestContext, image: Any, name: str, start: int, limit: int
+def _describe_topic(ctx: RequestContext, image: MetadataImage, name: str, start: int, limit: int
                     ) -> tuple[Any, int]:
     """(topic entry, next partition index or -1); (None, -1) for a missing topic."""
     topic = image.topics.get_topic(name)

@@ -63,6 +63,7 @@ from minikafka.network.api_keys import PRODUCE, INIT_PRODUCER_ID
 ProduceResponse = response_class(PRODUCE)
 InitProducerIdResponse = response_class(INIT_PRODUCER_ID)
 PartitionProduceResponse = ProduceResponse.TopicProduceResponse.PartitionProduceResponse
+Entry = tuple[Any, Any]          # a request's (kafka-python topic entry, partition entry)
 
 if TYPE_CHECKING:
     from minikafka.server.producer_id_manager import ProducerIdManager
@@ -139,7 +140,7 @@ def _partition_key(broker: ProduceBroker, ctx: RequestContext, topic: Any, parti
     return TopicPartition(topic.name, partition.index)
 
 
-def _first_batches_transactional(request: Any, entries: list) -> bool:
+def _first_batches_transactional(request: Any, entries: list[Entry]) -> bool:
     """``RequestUtils.hasTransactionalRecords``: is any partition's first batch transactional?"""
     for _, partition in entries:
         if partition.records is None:
@@ -158,7 +159,7 @@ def _own_message(exc: KafkaException) -> str | None:
     return None if exc.message == exc.error.message else exc.message
 
 
-def _precheck(broker: ProduceBroker, version: int, entries: list, keys: list[TopicPartition]
+def _precheck(broker: ProduceBroker, version: int, entries: list[Entry], keys: list[TopicPartition]
               ) -> tuple[dict[TopicPartition, PartitionProduceResult], dict[TopicPartition, bytes]]:
     results: dict[TopicPartition, PartitionProduceResult] = {}
     to_append: dict[TopicPartition, bytes] = {}
@@ -179,7 +180,8 @@ def _precheck(broker: ProduceBroker, version: int, entries: list, keys: list[Top
 
 
 def _verify_transactions(broker: ProduceBroker, request: Any, transactional: bool,
-                         results: dict, to_append: dict[TopicPartition, bytes]) -> None:
+                         results: dict[TopicPartition, PartitionProduceResult],
+                         to_append: dict[TopicPartition, bytes]) -> None:
     """Transactional partitions fail as when no transaction coordinator can be found."""
     if not transactional:
         return

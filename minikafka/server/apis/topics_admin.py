@@ -54,7 +54,9 @@ DeleteTopicsResponse = response_class(DELETE_TOPICS)
 CreatePartitionsResponse = response_class(CREATE_PARTITIONS)
 
 _TIMED_OUT = Errors.REQUEST_TIMED_OUT.code
-ZERO = Uuid.ZERO  # type: ignore[attr-defined]
+ZERO = Uuid.ZERO
+
+DeleteResult = tuple[str | None, Uuid, int, str | None]    # (name, topic id, error code, message)
 
 
 def wire_uuid(value: Uuid) -> uuid.UUID:
@@ -110,15 +112,15 @@ def handle_delete_topics(ctx: RequestContext, request: Any, broker: ForwardingBr
         domain = ctl.DeleteTopicsRequest(topic_names=tuple(request.topic_names),
                                          timeout_ms=request.timeout_ms)
         named = [(name, ZERO) for name in request.topic_names]
-    timed_out = [(name, topic_id, _TIMED_OUT, None) for name, topic_id in named]
+    timed_out: list[DeleteResult] = [(name, topic_id, _TIMED_OUT, None) for name, topic_id in named]
     return forward(broker, domain, request.timeout_ms,
                    lambda answer: encode_delete_topics(_delete_results(answer, version)),
                    lambda: encode_delete_topics(timed_out), "DeleteTopics")
 
 
-def _delete_results(answer: ctl.DeleteTopicsResponse, version: int) -> list[tuple]:
+def _delete_results(answer: ctl.DeleteTopicsResponse, version: int) -> list[DeleteResult]:
     """(name, topic id, error code, message) per topic, with the whole-request error folded."""
-    results = []
+    results: list[DeleteResult] = []
     for r in answer.responses:
         error, message = r.error_code, r.error_message
         if error is Errors.TOPIC_DELETION_DISABLED:
@@ -131,7 +133,7 @@ def _delete_results(answer: ctl.DeleteTopicsResponse, version: int) -> list[tupl
     return results
 
 
-def encode_delete_topics(results: list[tuple]) -> Any:
+def encode_delete_topics(results: list[DeleteResult]) -> Any:
     return DeleteTopicsResponse(throttle_time_ms=0, responses=[
         DeleteTopicsResponse.DeletableTopicResult(name=name, topic_id=wire_uuid(topic_id),
                                                   error_code=code, error_message=message)

@@ -29,7 +29,7 @@ def only(response):
 def stored_bytes(cluster, topic, partition):
     broker = cluster.processes.node(leader_of(cluster, topic, partition)).broker
     log = broker.replica_manager.partitions[(topic, partition)].log
-    return b"".join(open(s.log.path, "rb").read() for s in log.log_segments())
+    return b"".join(broker.log_manager.directory.read_bytes(s.log.path) for s in log.log_segments())
 
 
 def test_the_leader_returns_its_stored_batches_and_offsets(cluster):

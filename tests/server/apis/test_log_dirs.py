@@ -53,7 +53,7 @@ def test_alter_replica_log_dirs_has_only_one_place_to_go(cluster):
     assert alter(cluster, 1, own, "ghost", [0]) == [("ghost", 0, Errors.UNKNOWN_TOPIC_OR_PARTITION.code)]
     long_name = "t" * 249
     assert alter(cluster, 1, own, long_name, [0]) == [(long_name, 0, Errors.INVALID_TOPIC_EXCEPTION.code)]
-    assert os.path.isdir(os.path.join(own, "sized-0"))   # nothing moved
+    assert (cluster.broker_data_dir(1) / "sized-0").is_dir()   # nothing moved
 
 
 @pytest.mark.parametrize("version", versions(35))
