@@ -9,7 +9,8 @@ other), then exactly one action runs:
 
 * ``--list``: ListGroups on every broker, consumer groups only (protocol
   type ``consumer`` or empty), optionally with ``--state``/``--type``;
-* ``--describe``: per group DescribeGroups on its coordinator, the committed
+* ``--describe``: per group ConsumerGroupDescribe on its coordinator
+  (DescribeGroups for a classic group), the committed
   offsets (OffsetFetch) and the log end offsets of those partitions
   (ListOffsets, latest), so the lag of each partition is the log end offset
   minus the committed offset; `consumer_group_describe` gathers it and

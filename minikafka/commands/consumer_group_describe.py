@@ -35,9 +35,11 @@ Mirrors ``ConsumerGroupCommand.ConsumerGroupService`` (``listConsumerGroups``,
 ``describeConsumerGroups``, ``getCommittedOffsets``; 4.3.1) and
 ``OffsetsUtils.getLogEndOffsets`` (in 4.1.1 a method of the service).
 ``DescribeConsumerGroupsHandler`` (ConsumerGroupDescribe first, DescribeGroups
-for the groups it does not know).  Simplified: the members' epochs and target
-assignments are read but not printed (``--members --verbose`` of a
-consumer-protocol group shows them in Kafka).
+for the groups it does not know).  A consumer-protocol group also carries its
+group epoch and target assignment epoch (``--state --verbose``), and each
+member its member epoch, target assignment and whether it speaks the consumer
+protocol (``MemberType``: ``upgraded``), which ``--members --verbose`` prints;
+a classic group (DescribeGroups) has none of these, printed as ``-``.
 """
 
 from __future__ import annotations
@@ -86,13 +88,16 @@ def _assignment(raw: bytes | None) -> tuple[TopicPartition, ...]:
 
 @dataclass(frozen=True)
 class _ModernMember:
-    """A ConsumerGroupDescribe member in the shape `_describe_one` reads (assignment already decoded)."""
+    """A ConsumerGroupDescribe member in the shape `_describe_one` reads (assignments already decoded)."""
 
     member_id: str
     client_id: str
     client_host: str
     group_instance_id: str | None
     partitions: tuple[TopicPartition, ...]
+    target_partitions: tuple[TopicPartition, ...]
+    member_epoch: int
+    upgraded: bool | None              # MemberType 1 (consumer protocol): True, 0 (classic): False, -1: unknown
 
 
 @dataclass(frozen=True)
@@ -101,13 +106,20 @@ class _ModernGroup:
     group_state: str
     protocol_data: str                 # the assignor, shown as ASSIGNMENT-STRATEGY
     members: tuple[_ModernMember, ...]
+    group_epoch: int
+    assignment_epoch: int
+
+
+def _partitions(assignment) -> tuple[TopicPartition, ...]:
+    return tuple(TopicPartition(t.topic_name, p) for t in assignment.topic_partitions for p in t.partitions)
 
 
 def _modern_group(g) -> _ModernGroup:
-    members = tuple(_ModernMember(m.member_id, m.client_id, m.client_host, m.instance_id, tuple(
-        TopicPartition(t.topic_name, p) for t in m.assignment.topic_partitions for p in t.partitions))
-        for m in g.members)
-    return _ModernGroup(g.group_id, g.group_state, g.assignor_name, members)
+    members = tuple(_ModernMember(m.member_id, m.client_id, m.client_host, m.instance_id, _partitions(m.assignment),
+                                  _partitions(m.target_assignment), m.member_epoch,
+                                  None if m.member_type == -1 else m.member_type == 1)
+                    for m in g.members)
+    return _ModernGroup(g.group_id, g.group_state, g.assignor_name, members, g.group_epoch, g.assignment_epoch)
 
 
 def describe_consumer_groups(connection: AdminConnection, group_ids) -> tuple[dict[str, Any], dict[str, int]]:
@@ -203,14 +215,19 @@ def _describe_one(connection: AdminConnection, group,
     offsets = {TopicPartition(tp.topic, tp.partition): meta.offset for tp, meta in committed.items()}
     epochs = {TopicPartition(tp.topic, tp.partition): meta.leader_epoch for tp, meta in committed.items()
               if meta.leader_epoch is not None and meta.leader_epoch >= 0}
-    members = tuple(output.MemberDescription(
-        m.member_id, m.client_id, m.client_host,
-        m.partitions if isinstance(m, _ModernMember) else _assignment(m.member_assignment),
-        getattr(m, "group_instance_id", None)) for m in group.members)
+    members = tuple(output.MemberDescription(m.member_id, m.client_id, m.client_host, m.partitions,
+                                             m.group_instance_id, m.target_partitions, m.member_epoch, m.upgraded)
+                    if isinstance(m, _ModernMember) else
+                    output.MemberDescription(m.member_id, m.client_id, m.client_host,
+                                             _assignment(m.member_assignment), getattr(m, "group_instance_id", None))
+                    for m in group.members)
     partitions = list(dict.fromkeys([tp for m in members for tp in m.assignment] + list(offsets)))
     ends = _log_end_offsets(connection.admin("listOffsets"), partitions) if partitions else {}
+    modern = isinstance(group, _ModernGroup)
     return output.ConsumerGroupDescription(group_id, group.group_state, members, coordinator, group.protocol_data,
-                                           offsets, ends, epochs)
+                                           offsets, ends, epochs,
+                                           group_epoch=group.group_epoch if modern else None,
+                                           target_assignment_epoch=group.assignment_epoch if modern else None)
 
 
 def describe_groups(connection: AdminConnection, group_ids: list[str], o: OptionSet) -> ToolOutput:

@@ -36,6 +36,7 @@ subcommand                  Kafka tool                             module
 ``console-consumer``        ``kafka-console-consumer.sh``          `console_consumer`
 ``consumer-groups``         ``kafka-consumer-groups.sh``           `consumer_group_command`
 ``configs``                 ``kafka-configs.sh``                   `config_command`
+``groups``                  ``kafka-groups.sh``                    `groups_command`
 ==========================  =====================================  ====================================
 
 Mirrors the ``bin/kafka-*.sh`` scripts of Kafka 4.3.1 (first written from
@@ -58,7 +59,7 @@ from minikafka.tools.tool_output import system_err, system_out, writing_to
 
 TOOL_MODULES = ("topic_command", "metadata_quorum_command", "reassign_partitions_command",
                 "leader_election_command", "broker_api_versions_command", "console_producer",
-                "console_consumer", "consumer_group_command", "config_command")
+                "console_consumer", "consumer_group_command", "config_command", "groups_command")
 
 
 # Kafka's tools draw from an unseeded java.util.Random (e.g. the random first broker of
@@ -93,7 +94,7 @@ def tool_modules() -> list[ModuleType]:
 
 TOOL_NAMES = ("topics", "metadata-quorum", "reassign-partitions", "leader-election",
               "broker-api-versions", "console-producer", "console-consumer", "consumer-groups",
-              "configs")
+              "configs", "groups")
 
 
 def run_named(name: str, args: list[str], out: TextIO | None = None) -> int:

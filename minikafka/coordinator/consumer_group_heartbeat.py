@@ -62,7 +62,10 @@ hash table).  Simplified: regular
 expressions are resolved synchronously against the topics image (Kafka
 resolves them in the background and records them as
 ``ConsumerGroupRegularExpression``) with Python's ``re`` in full-match mode
-(Kafka uses RE2/J); the metadata hash is recomputed on every heartbeat
+(Kafka uses RE2/J); as in Kafka, a regex no member used before bumps the
+group epoch only if what it matches changes the metadata hash (a regex that
+matches nothing joins at the group's epoch), but here in the same heartbeat,
+where Kafka bumps once its background resolution is done; the metadata hash is recomputed on every heartbeat
 (Kafka: when a subscription changes or a metadata update touches a subscribed
 topic -- the same outcome); no classic-protocol members, online
 upgrade/downgrade or per-group configs.
@@ -224,7 +227,7 @@ def validate_request(request: ConsumerGroupHeartbeatRequest, api_version: int,
     if r.member_epoch == JOIN_GROUP_MEMBER_EPOCH:
         if r.rebalance_timeout_ms == -1:
             raise InvalidRequestException("RebalanceTimeoutMs must be provided in first request.")
-        if r.topic_partitions:
+        if r.topic_partitions is None or r.topic_partitions:      # null is refused too: an empty list it must be
             raise InvalidRequestException("TopicPartitions must be empty when (re-)joining.")
         if r.subscribed_topic_names is None and r.subscribed_topic_regex is None:
             raise InvalidRequestException(
@@ -364,11 +367,15 @@ class ConsumerGroupHeartbeat:
             subscribed_topic_regex=(r.subscribed_topic_regex if r.subscribed_topic_regex is not None
                                     else member.subscribed_topic_regex),
             client_id=client_id, client_host=client_host)
-        subscription_changed = False
+        subscription_changed = bump = False
         if updated != member:
             records.append(member_metadata_record(group.group_id, updated))
-            subscription_changed = (updated.subscribed_topic_names != member.subscribed_topic_names
-                                    or updated.subscribed_topic_regex != member.subscribed_topic_regex)
+            names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
+            regex_changed = updated.subscribed_topic_regex != member.subscribed_topic_regex
+            subscription_changed = names_changed or regex_changed
+            # A new regex nobody in the group uses yet does not bump the epoch by itself: Kafka resolves it in
+            # the background and bumps only if what it matches changes the metadata hash (checked below).
+            bump = names_changed or (regex_changed and self._regex_already_resolved(group, member, updated))
         if updated.subscribed_topic_regex:
             compile_regex(updated.subscribed_topic_regex)
 
@@ -377,7 +384,7 @@ class ConsumerGroupHeartbeat:
         if replaced is not None:
             members_after.pop(replaced, None)
         members_after[updated.member_id] = updated
-        group_epoch = self._maybe_bump_epoch(group, members_after, subscription_changed, records)
+        group_epoch = self._maybe_bump_epoch(group, members_after, bump, records)
 
         # 2. the target assignment (at most once per group.consumer.assignment.interval.ms)
         if group_epoch > group.target_assignment_epoch and can_compute_next_target_assignment(
@@ -461,6 +468,16 @@ class ConsumerGroupHeartbeat:
                 f"The consumer group member has a smaller member epoch ({received}) than the one known by "
                 f"the group coordinator ({member.member_epoch}). The member must abandon all its "
                 f"partitions and rejoin.")
+
+    @staticmethod
+    def _regex_already_resolved(group: ConsumerGroup, member: ConsumerGroupMember,
+                                updated: ConsumerGroupMember) -> bool:
+        """``maybeUpdateRegularExpressions`` says REGEX_UPDATED_AND_RESOLVED: the member dropped its regex, or
+        took one that another member already uses (so its topics are known)."""
+        if not updated.subscribed_topic_regex:
+            return bool(member.subscribed_topic_regex)
+        return any(m.subscribed_topic_regex == updated.subscribed_topic_regex
+                   for m in group.members.values() if m.member_id != member.member_id)
 
     def _maybe_bump_epoch(self, group: ConsumerGroup, members_after: dict[str, ConsumerGroupMember],
                           bump: bool, records: list[ConsumerGroupRecord]) -> int:

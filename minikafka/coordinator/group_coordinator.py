@@ -48,7 +48,9 @@ from minikafka.coordinator.coordinator_context import (
     AppendFn, CoordinatorContext, CoordinatorState, Record,
 )
 from minikafka.coordinator.group_coordinator_config import GroupCoordinatorConfig
-from minikafka.coordinator.consumer_group_heartbeat import ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse
+from minikafka.coordinator.consumer_group_heartbeat import (
+    ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse, validate_request,
+)
 from minikafka.coordinator.group_coordinator_shard import GroupCoordinatorShard, _no_topics
 from minikafka.coordinator.topic_metadata import TopicsImage
 from minikafka.coordinator.requests import (
@@ -227,9 +229,16 @@ class GroupCoordinator:
     def handle_consumer_group_heartbeat(self, request: ConsumerGroupHeartbeatRequest, respond: Respond, *,
                                         api_version: int = 1, client_id: str = "",
                                         client_host: str = "") -> None:
-        """ConsumerGroupHeartbeat (KIP-848): validated and answered by the group's shard."""
+        """ConsumerGroupHeartbeat (KIP-848): validated here first, as GroupCoordinatorService does (a bad
+        request gets its INVALID_REQUEST or UNSUPPORTED_ASSIGNOR even from a broker that is not the group's
+        coordinator), then answered by the group's shard."""
         if not self.active:
             respond(ConsumerGroupHeartbeatResponse(Errors.COORDINATOR_NOT_AVAILABLE))
+            return
+        try:
+            validate_request(request, api_version, tuple(self.config.consumer_group_assignors))
+        except KafkaException as exc:
+            respond(ConsumerGroupHeartbeatResponse(exc.error, exc.message))
             return
         self._route(request.group_id, respond, lambda e: ConsumerGroupHeartbeatResponse(e),
                     lambda shard: shard.consumer_group_heartbeat(request, api_version, client_id,

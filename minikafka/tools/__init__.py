@@ -18,6 +18,7 @@ same class) never shares its module name:
 ``broker_api_versions_command_output``       ``kafka-broker-api-versions.sh``
 ``consumer_group_command_output``            ``kafka-consumer-groups.sh`` (ConsumerGroupCommand)
 ``config_command_output``                    ``kafka-configs.sh`` (ConfigCommand)
+``groups_command_output``                    ``kafka-groups.sh`` (GroupsCommand)
 ``dump_log`` / ``dump_log_index``            ``kafka-dump-log.sh`` (no command of its own)
 ==========================================  ==========================================
 

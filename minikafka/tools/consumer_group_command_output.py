@@ -95,9 +95,12 @@ class ConsumerGroupDescription:
 
 @dataclass(frozen=True, slots=True)
 class GroupListing:
+    """``GroupListing``: one group as ListGroups reports it."""
+
     group_id: str
     state: str = "Unknown"
-    type: str = "Classic"
+    type: str = "Classic"                               # GroupType text: Classic, Consumer, Share, Streams; "" unknown
+    protocol: str = "consumer"                          # the protocol type: consumer, connect, share... ("": simple)
 
 
 def _opt(value) -> str:

@@ -321,3 +321,32 @@ def test_shifting_a_partition_without_a_commit_is_refused(views, cli):
     result = reset(cli, views, "--group", "never-committed", "--topic", "views", "--shift-by", "1", "--execute")
     assert result.code == 1 and result.err.startswith("Cannot shift offset for partition views-")
     assert committed(views, "never-committed") == {}
+
+
+@pytest.mark.live
+def test_verbose_members_and_state_of_a_consumer_protocol_group(cluster, cli):
+    """A KIP-848 member: epochs, current and target assignment (``--members --verbose``), group and target
+    assignment epochs (``--state --verbose``), as ConsumerGroupDescribe reports them."""
+    import time
+    confluent_kafka = pytest.importorskip("confluent_kafka")
+    member = confluent_kafka.Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": "next-gen",
+                                       "client.id": "tracker", "group.protocol": "consumer"})
+    try:
+        member.subscribe(["clicks"])
+        deadline = time.monotonic() + 30
+        while len(member.assignment()) < 2:
+            assert time.monotonic() < deadline, "the member got no assignment"
+            member.poll(0.1)
+        bs = cluster.bootstrap_servers
+        members = cli("consumer-groups", "--bootstrap-server", bs, "--describe", "--group", "next-gen", "--members",
+                      "--verbose").out.split("\n")
+        assert members[1].split() == ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "CURRENT-EPOCH",
+                                      "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"]
+        row = members[2].split()
+        assert row[0] == "next-gen" and row[2:] == ["/127.0.0.1", "tracker", "2", "2", "clicks:0,1", "2", "clicks:0,1"]
+        state = cli("consumer-groups", "--bootstrap-server", bs, "--describe", "--group", "next-gen", "--state",
+                    "--verbose").out.split("\n")
+        assert state[1].split()[-3:] == ["GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH", "#MEMBERS"]
+        assert state[2].split()[-5:] == ["uniform", "Stable", "2", "2", "1"]
+    finally:
+        member.close()

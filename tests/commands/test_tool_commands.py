@@ -11,9 +11,9 @@ def test_every_tool_is_a_subcommand_of_minikafka(capsys):
         build_parser().parse_args(["--help"])
     text = capsys.readouterr().out
     for name in ("topics", "metadata-quorum", "reassign-partitions", "leader-election", "broker-api-versions",
-                 "console-producer", "console-consumer", "consumer-groups", "configs"):
+                 "console-producer", "console-consumer", "consumer-groups", "configs", "groups"):
         assert name in text
-    assert len(TOOL_MODULES) == 9
+    assert len(TOOL_MODULES) == 10
 
 
 def test_arguments_reach_the_tool_as_typed(cli):

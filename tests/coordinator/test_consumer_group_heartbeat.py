@@ -42,7 +42,9 @@ def stable_group(*names, **client_kw):
     (Req(GROUP, "m", 0, subscribed_topic_names=()), "RebalanceTimeoutMs must be provided in first request."),
     (Req(GROUP, "m", 0, rebalance_timeout_ms=1, subscribed_topic_names=(), topic_partitions=((ORDERS, (0,)),)),
      "TopicPartitions must be empty when (re-)joining."),
-    (Req(GROUP, "m", 0, rebalance_timeout_ms=1),
+    (Req(GROUP, "m", 0, rebalance_timeout_ms=1, subscribed_topic_names=()),   # null: as refused as non-empty
+     "TopicPartitions must be empty when (re-)joining."),
+    (Req(GROUP, "m", 0, rebalance_timeout_ms=1, topic_partitions=()),
      "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining."),
     (Req(GROUP, "m", -2), "InstanceId can't be null."),
     (Req(GROUP, "m", -3), "MemberEpoch is invalid."),
@@ -89,8 +91,17 @@ def test_regex_that_does_not_compile(regex, description):
 def test_regex_matching_nothing_joins_with_nothing():
     sim = Sim()
     c = sim.add(Client("a", regex="nothing-.*"))
-    assert c.epoch == 2 and c.owned == {}          # a new group is at epoch 1; the join bumps it
+    # A new group is at epoch 1.  A regex no member used before does not bump it by itself (Kafka resolves it
+    # in the background and bumps only if what it matches changes the metadata hash): 4.3.1 answers epoch 1.
+    assert c.epoch == 1 and c.owned == {}
     assert sim.group.state is ConsumerGroupState.STABLE
+
+
+def test_a_regex_another_member_already_uses_bumps_the_epoch():
+    sim = Sim()
+    sim.add(Client("a", regex="nothing-.*"))
+    c = sim.add(Client("b", regex="nothing-.*"))          # REGEX_UPDATED_AND_RESOLVED: the join bumps
+    assert sim.group.group_epoch == 2 and c.owned == {}
 
 
 def test_regex_subscribes_to_every_matching_topic():

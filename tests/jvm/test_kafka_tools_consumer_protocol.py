@@ -5,7 +5,11 @@
 heartbeat with ConsumerGroupHeartbeat (v1, a member id it made up itself)
 instead of JoinGroup/SyncGroup; it reads every record of a 3-partition topic
 and commits with its member epoch on close (OffsetCommit v10, topics by id).
-The committed offsets are then read back with Kafka's own tool.
+The committed offsets are then read back with Kafka's own tool.  The sandbox's
+look-alikes of ``kafka-consumer-groups`` (``--describe`` with ``--members``,
+``--state``, ``--verbose``) and ``kafka-groups --list`` (with each filter, and
+its refusals of bad options) print what Kafka's own tools print for the same
+live groups.
 """
 
 from __future__ import annotations
@@ -80,9 +84,42 @@ def test_the_lookalikes_describe_a_live_consumer_protocol_member_as_kafkas_tools
             member.poll(0.1)
         for command in ("kafka-consumer-groups.sh --describe --group live-848",
                         "kafka-consumer-groups.sh --describe --group live-848 --state",
-                        "kafka-consumer-groups.sh --describe --group live-848 --members"):
+                        "kafka-consumer-groups.sh --describe --group live-848 --members",
+                        # epochs, current and target assignments: ConsumerGroupDescribe's fields
+                        "kafka-consumer-groups.sh --describe --group live-848 --state --verbose",
+                        "kafka-consumer-groups.sh --describe --group live-848 --members --verbose"):
             mine, theirs = lookalike(cluster, command).text, real(cluster, command).text
             assert mine == theirs, f"{command}\n--- lookalike\n{mine}\n--- kafka\n{theirs}"
-        assert "tracker" in mine                              # the live member is listed
+        assert "tracker" in mine and "CURRENT-EPOCH" in mine   # the live member is listed, with its epochs
+        for command in ("kafka-groups.sh --list", "kafka-groups.sh --list --consumer",
+                        "kafka-groups.sh --list --group-type Consumer",
+                        "kafka-groups.sh --list --group-type classic --protocol consumer",
+                        "kafka-groups.sh --list --protocol consumer", "kafka-groups.sh --list --share",
+                        "kafka-groups.sh --list --streams"):
+            mine_run, theirs_run = lookalike(cluster, command), real(cluster, command)
+            # Each broker lists its own groups and the admin client keeps them in the order the answers
+            # arrive: the header and exit code must match, the rows as a set.
+            mine_lines, theirs_lines = mine_run.stdout.splitlines(), theirs_run.stdout.splitlines()
+            assert (mine_run.returncode, mine_lines[:1], sorted(mine_lines[1:]), mine_run.errors) == \
+                (theirs_run.returncode, theirs_lines[:1], sorted(theirs_lines[1:]), theirs_run.errors), \
+                f"{command}\n--- lookalike\n{mine_run.text}\n--- kafka\n{theirs_run.text}"
+        assert any(line.startswith("live-848 ") for line in mine_lines) is False     # --streams: none
     finally:
         member.close()
+
+
+@pytest.mark.parametrize("args", [
+    "--list --group-type bogus",                  # IllegalArgumentException out of the tool
+    "",                                           # no action
+    "--list --consumer --share",
+    "--list --streams --group-type streams",
+    "--list --no-such-option",
+])
+def test_kafka_groups_refuses_bad_options_as_kafka_does(cluster, args):
+    """Exit code and the tool's own first line of error (the option table after a usage error is laid out by
+    jopt-simple's formatter, which the look-alike only approximates)."""
+    command = f"kafka-groups.sh {args}"
+    mine, theirs = lookalike(cluster, command), real(cluster, command)
+    assert (mine.returncode, mine.stdout, mine.errors.splitlines()[:1]) == \
+        (theirs.returncode, theirs.stdout, theirs.errors.splitlines()[:1]), \
+        f"{command}\n--- lookalike\n{mine.text}\n--- kafka\n{theirs.text}"
