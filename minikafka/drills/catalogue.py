@@ -57,6 +57,10 @@ _ROWS = (
     DrillInfo("unclean-election", "The last in-sync replica dies", "predict", "03", False,
               "Availability or durability: an offline partition comes back with an unclean "
               "election, at the price of acknowledged records", "durability_drills:UncleanElection"),
+    DrillInfo("power-loss", "Acknowledged, then the power fails", "predict", "03", False,
+              "A broker persists messages to local disk: written to its files, but flushed to the "
+              "disk only now and then; replication, not fsync, keeps acknowledged records",
+              "durability_drills:PowerLoss"),
     DrillInfo("controller-crash", "The active controller crashes", "predict", "04", False,
               "In KRaft the controllers, not the brokers, elect the active controller; "
               "the data keeps flowing while they do", "quorum_drills:ControllerCrash"),

@@ -1,8 +1,8 @@
-"""Drills about durability: NOT_ENOUGH_REPLICAS, acks=1 data loss, an unclean election.
+"""Drills about durability: NOT_ENOUGH_REPLICAS, acks=1 data loss, an unclean election, a power cut.
 
 Theory of operation
 -------------------
-Three predict drills after lesson 03, each on a simulated cluster of three
+Four predict drills after lesson 03, each on a simulated cluster of three
 brokers and one controller with a one-partition topic of replication
 factor 3, written through `DrillClient` (real Produce requests, so the
 learner predicts the error names a Kafka client receives):
@@ -21,6 +21,16 @@ learner predicts the error names a Kafka client receives):
 * `UncleanElection`: the last in-sync replica dies; the partition goes
   offline; an unclean election brings it back and loses what only the old
   leader had.
+* `PowerLoss`: records acknowledged with acks=all by all three replicas;
+  the three broker processes crash and restart (every record is still
+  there: the page cache outlives a process), then all three machines lose
+  power (``Cluster.lose_power``: each log goes back to its last flush).
+  The seed picks ``flush.messages`` (unset, as Kafka's default, or 2-4) and
+  the number of records; the records are written one per request, so each
+  replica appends, and flushes, them one by one.  It runs on a simulated
+  cluster, whose log directories are in memory; the sandbox has no
+  kernel writeback of its own (a real one writes dirty pages after about
+  30 s), and the power cut comes seconds after the last write.
 """
 
 from __future__ import annotations
@@ -281,3 +291,91 @@ class UncleanElection(Scenario):
                 f"{self.expected['lost']} records only broker {self.leader} had are lost for good "
                 f"(it truncates them when it returns). Availability came back at the price of "
                 f"durability; restarting broker {self.leader} instead would have lost nothing.")
+
+
+class PowerLoss(Scenario):
+    """Acknowledged by every replica, then a crash, then a power cut of all three machines."""
+
+    def setup(self, cluster):
+        self.flush_every = self.rng.choice([None, None, 2, 3, 4])   # Kafka's default as often as a setting
+        self.written = self.rng.randint(5, 9)
+        config = {"min.insync.replicas": "2"}
+        if self.flush_every is not None:
+            config["flush.messages"] = str(self.flush_every)
+        cluster.create_topic("journal", partitions=1, replication_factor=3, config=config)
+        self.client = DrillClient(cluster, "journal-producer")
+        for i in range(self.written):       # one record per request: each is on all three before the next
+            expect_ok(self.client.produce("journal", 0, [f"entry {i}".encode()]))
+        self.last_write_ms = now(cluster)
+        self.describe = cluster.describe_topic("journal")
+
+    def scene(self):
+        flush = (f"flush.messages={self.flush_every} on the topic" if self.flush_every is not None
+                 else "no flush setting on the topic or the brokers (Kafka's defaults)")
+        return (f"{self.describe}\n\njournal-0 holds {self.written} records, each written on its own "
+                f"with acks=all, so every replica had each one before the producer sent the next; "
+                f"{flush}. When you run the drill: the processes of all three brokers crash at once "
+                f"(the machines stay up) and start again; later the power fails in the rack that "
+                f"holds the three broker machines, and they start again when it is back. The "
+                f"controller runs elsewhere and keeps running.")
+
+    def questions(self):
+        return [
+            Question("after-crash", f"After the crash and restart, how many of the {self.written} "
+                     f"records can a consumer read?", "number"),
+            Question("after-power-loss", f"After the power cut and restart, how many of the "
+                     f"{self.written} records can a consumer read?", "number"),
+        ]
+
+    def _back_up(self, cluster, brokers):
+        """Once the controller has noticed that all three are gone (the partition has no leader),
+        start them again and wait until all three replicas are back in the ISR."""
+        wait_for(cluster, lambda: cluster.leader("journal", 0) is None, 30_000,
+                 "journal-0 without a leader once its three brokers are down")
+        for broker in brokers:
+            cluster.restart(broker)
+        wait_for(cluster, lambda: len(cluster.isr("journal", 0)) == 3, 30_000,
+                 "all three replicas of journal-0 back in the ISR")
+
+    def run(self, cluster):
+        seq, start = cluster.events.last_seq, now(cluster)
+        brokers = cluster.replicas("journal", 0)
+        for broker in brokers:
+            cluster.kill(broker)
+        self._back_up(cluster, brokers)
+        after_crash = len(self.client.read("journal", 0))
+        self.facts["gap_s"] = (now(cluster) - self.last_write_ms) / 1000
+        cluster.lose_power(*brokers)
+        self._back_up(cluster, brokers)
+        after_power_loss = len(self.client.read("journal", 0))
+        self.expected = {"after-crash": after_crash, "after-power-loss": after_power_loss}
+        lines = events_text(cluster, seq, EVENT_KINDS | {"node_lost_power"}, start)
+        return lines + ["", f"the power failed {self.facts['gap_s']:.1f} s after the last record "
+                            f"was acknowledged",
+                        f"after the crash a consumer read {after_crash} records",
+                        f"after the power cut a consumer read {after_power_loss} records"]
+
+    def hints(self):
+        return ["A write lands in the operating system's page cache; only a flush (fsync) puts it on "
+                "the disk. A crashed process leaves the page cache to the operating system; a power "
+                "cut empties it.",
+                "Kafka flushes a log when flush.messages records were appended since the last "
+                "flush (never, by default), when a segment rolls and at a clean shutdown."]
+
+    def explain(self):
+        flushed = self.expected["after-power-loss"]
+        text = (f"acks=all means every in-sync replica appended the record, not that any of them "
+                f"wrote it to disk. The crash killed the processes only: what they had written was "
+                f"still in the operating system's page cache, so all "
+                f"{self.expected['after-crash']} records were there after the restart. The power cut "
+                f"took the page caches of all three machines at once, so each log came back as it was "
+                f"at its last flush: {flushed} records. ")
+        if self.flush_every is None:
+            text += ("No flush had happened (Kafka's defaults never flush by count or time; the "
+                     "segment had not rolled), so every acknowledged record was lost. ")
+        else:
+            text += (f"With flush.messages={self.flush_every} each replica flushed whenever "
+                     f"{self.flush_every} records had been appended since its last flush; the "
+                     f"{self.written - flushed} records after the last flush were lost. ")
+        return text + ("Kafka's answer is replication across failure domains (racks, zones, with "
+                       "broker.rack), not fsync: three replicas in one rack share one power supply.")
