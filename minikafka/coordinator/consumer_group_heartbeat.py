@@ -86,7 +86,7 @@ from minikafka.coordinator.consumer_group_records import (
     ConsumerGroupMemberMetadataKey, ConsumerGroupMemberMetadataValue, ConsumerGroupMetadataKey,
     ConsumerGroupMetadataValue, ConsumerGroupPartitionMetadataKey, ConsumerGroupRecord,
     ConsumerGroupTargetAssignmentMemberKey, ConsumerGroupTargetAssignmentMetadataKey,
-    NULL_CLASSIC_MEMBER_METADATA, TopicPartitionEpochs,
+    TopicPartitionEpochs, decode_classic_member_metadata, encode_classic_member_metadata,
 )
 from minikafka.coordinator.current_assignment_builder import CurrentAssignmentBuilder
 from minikafka.coordinator.group_coordinator_config import GroupCoordinatorConfig
@@ -179,7 +179,7 @@ def member_metadata_record(group_id: str, m: ConsumerGroupMember) -> ConsumerGro
         ConsumerGroupMemberMetadataValue(m.instance_id, m.rack_id, m.client_id, m.client_host,
                                          tuple(m.subscribed_topic_names), m.subscribed_topic_regex,
                                          m.rebalance_timeout_ms, m.server_assignor_name,
-                                         NULL_CLASSIC_MEMBER_METADATA))
+                                         encode_classic_member_metadata(m.classic_member_metadata)))
 
 
 def _topic_partition_epochs(partitions: PartitionEpochs) -> TopicPartitionEpochs:
@@ -614,7 +614,8 @@ class ConsumerGroupHeartbeat:
             member, instance_id=value.instance_id, rack_id=value.rack_id, client_id=value.client_id,
             client_host=value.client_host, subscribed_topic_names=tuple(value.subscribed_topic_names),
             subscribed_topic_regex=value.subscribed_topic_regex or "",
-            rebalance_timeout_ms=value.rebalance_timeout_ms, server_assignor_name=value.server_assignor))
+            rebalance_timeout_ms=value.rebalance_timeout_ms, server_assignor_name=value.server_assignor,
+            classic_member_metadata=decode_classic_member_metadata(value.classic_member_metadata)))
 
     @staticmethod
     def _replay_current_assignment(group: ConsumerGroup, member_id: str,
