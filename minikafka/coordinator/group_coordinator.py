@@ -188,7 +188,7 @@ class GroupCoordinator:
             respond(JoinGroupResponse(Errors.INVALID_SESSION_TIMEOUT, member_id=request.member_id))
         else:
             self._route(request.group_id, respond, lambda e: JoinGroupResponse(e),
-                        lambda shard: shard.groups.join_group(request, respond))
+                        lambda shard: shard.join_group(request, respond))
 
     def handle_sync_group(self, request: SyncGroupRequest, respond: Respond) -> None:
         if request.api_version >= 5 and (request.protocol_type is None or request.protocol_name is None):
@@ -198,7 +198,7 @@ class GroupCoordinator:
                                       else Errors.COORDINATOR_NOT_AVAILABLE))
         else:
             self._route(request.group_id, respond, lambda e: SyncGroupResponse(e),
-                        lambda shard: shard.groups.sync_group(request, respond))
+                        lambda shard: shard.sync_group(request, respond))
 
     def handle_heartbeat(self, request: HeartbeatRequest, respond: Respond) -> None:
         if not request.group_id:
@@ -212,7 +212,7 @@ class GroupCoordinator:
             respond(HeartbeatResponse(error))
         else:
             try:
-                respond(HeartbeatResponse(shard.groups.heartbeat(request)))
+                respond(HeartbeatResponse(shard.heartbeat(request)))
             except KafkaException as exc:
                 respond(HeartbeatResponse(exc.error))
 
@@ -222,7 +222,7 @@ class GroupCoordinator:
                                        else Errors.COORDINATOR_NOT_AVAILABLE))
             return
         self._route(request.group_id, respond, lambda e: LeaveGroupResponse(e),
-                    lambda shard: respond(shard.groups.leave_group(request)))
+                    lambda shard: shard.leave_group(request, respond))
 
     def handle_consumer_group_heartbeat(self, request: ConsumerGroupHeartbeatRequest, respond: Respond, *,
                                         api_version: int = 1, client_id: str = "",
