@@ -348,3 +348,13 @@ def test_replaying_the_records_after_a_failover_gives_the_same_groups():
     third = harness(log=h.log, node_id=3)
     assert consumer_group(third) is None
     assert set(third.group().members) == {c.member_id for c in classics}
+
+
+def test_a_classic_member_of_a_consumer_group_commits_with_its_generation():
+    h = harness()
+    c1, c2 = form_classic_group(h, {"c1": [0, 1, 2], "c2": [3, 4, 5]})
+    heartbeat(h, "x", 0)
+    box = c1.commit({("orders", 0): 5}, api_version=8)              # v8: fine for a classic member
+    assert [p.error_code for t in box.value.topics for p in t.partitions] == [Errors.NONE]
+    box = c1.commit({("orders", 0): 6}, generation=c1.generation + 1, api_version=8)
+    assert [p.error_code for t in box.value.topics for p in t.partitions] == [Errors.ILLEGAL_GENERATION]
