@@ -46,9 +46,46 @@ and a **rebalance timeout** while a member owes a revocation (its
 ``rebalance.timeout.ms``; when it fires, call `on_rebalance_timeout`: the
 member is fenced if it is still in the same epoch).
 
+**Classic members.**  A consumer group also serves members that speak the
+classic protocol (kafka-python, or any consumer with
+``group.protocol=classic``), as 4.3.1 does:
+
+* *JoinGroup* (`classic_group_join`) is handled as a joining heartbeat whose
+  subscription comes from the member's ``ConsumerProtocolSubscription`` (its
+  owned partitions, if any, count as owned); the member keeps its protocols
+  and session timeout as its classic member metadata.  The answer has the
+  member epoch as generation, protocol type ``consumer``, the member's first
+  protocol name and *no leader* -- nobody computes an assignment.  Refused
+  with INCONSISTENT_GROUP_PROTOCOL when the migration policy is ``disabled``
+  or the protocols do not match the other classic members';
+* *SyncGroup* (`classic_group_sync`) answers the member's current partitions
+  as a ``ConsumerProtocolAssignment``, or REBALANCE_IN_PROGRESS when a newer
+  target awaits it and it is not revoking;
+* *Heartbeat* (`classic_group_heartbeat`) answers REBALANCE_IN_PROGRESS when
+  the member must rejoin to move on (behind the target epoch, owing a
+  revocation, or waiting for partitions that are free now): a classic member
+  reconciles by rejoining;
+* *LeaveGroup* (`classic_group_leave`) fences the members named.
+
+Their timers: the session timeout of their JoinGroup (not
+``group.consumer.session.timeout.ms``), a *sync* timer (the rebalance timeout
+to send SyncGroup after a JoinGroup) and a *join* timer (the rebalance
+timeout to rejoin after being told REBALANCE_IN_PROGRESS); each fences the
+member when it fires.
+
+**Conversion.**  A joining heartbeat given a non-empty classic group
+(``classic_group``) converts it first (`consumer_group_migration`: refused
+with GROUP_ID_NOT_FOUND and 4.3.1's texts when not allowed); fencing the
+last consumer-protocol member of a group whose other members all use the
+classic protocol turns it into a classic group instead of bumping the epoch
+(``CoordinatorResult.downgraded_to``; the shard hands it to the classic side).
+
 Mirrors the consumer-group paths of Kafka's ``GroupMetadataManager``
-(consumerGroupHeartbeat, consumerGroupLeave, consumerGroupFenceMember,
-the session and rebalance timers, replay of the consumer-group records) and
+(consumerGroupHeartbeat, consumerGroupLeave, consumerGroupFenceMembers,
+the session and rebalance timers, replay of the consumer-group records,
+classicGroupJoinToConsumerGroup, classicGroupSyncToConsumerGroup,
+classicGroupHeartbeatToConsumerGroup, classicGroupLeaveToConsumerGroup and
+the join/sync timeouts of classic members) and
 the request validation of ``GroupCoordinatorService``
 (throwIfConsumerGroupHeartbeatRequestIsInvalid).  Driven side by side with
 4.3.1's own ``GroupMetadataManager`` through 120 seeded random histories (40
@@ -64,8 +101,10 @@ resolves them in the background and records them as
 ``ConsumerGroupRegularExpression``) with Python's ``re`` in full-match mode
 (Kafka uses RE2/J); the metadata hash is recomputed on every heartbeat
 (Kafka: when a subscription changes or a metadata update touches a subscribed
-topic -- the same outcome); no classic-protocol members, online
-upgrade/downgrade or per-group configs.
+topic -- the same outcome); no per-group configs; a classic static member
+rejoining with a new member id does not replace the old one (Kafka: it does,
+and may downgrade the group then); the classic paths' error texts are not
+sent (the classic APIs carry no message), so only their codes are 4.3.1's.
 """
 
 from __future__ import annotations

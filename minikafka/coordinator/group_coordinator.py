@@ -29,7 +29,10 @@ KIP-848 consumer groups come in through ``handle_consumer_group_heartbeat``
 `ConsumerGroupHeartbeat` returns) and ``handle_consumer_group_describe``;
 the shards read topic ids and partition counts from ``topics`` (a
 `TopicsImage` of the current metadata, passed in by the broker).  ListGroups
-lists consumer groups beside classic ones, with type ``consumer``.
+lists consumer groups beside classic ones, with type ``consumer``.  The
+classic membership APIs are routed to the shard too, which serves a classic
+member of a consumer group and converts groups between the two types
+(``group.consumer.migration.policy``).
 
 Mirrors ``GroupCoordinatorService`` (routing, validation, partitionFor,
 consumerGroupHeartbeat, consumerGroupDescribe) and the load/unload side of

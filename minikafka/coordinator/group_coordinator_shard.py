@@ -21,6 +21,17 @@ that touch both:
   committed) and turns each `TimerChange` into a context timer whose expiry
   calls back into it (session timeout: the member is fenced; rebalance
   timeout: fenced if it still owes the revocation);
+* **JoinGroup, SyncGroup, Heartbeat, LeaveGroup** come here first: to a
+  live consumer group they go to `ConsumerGroupHeartbeat`'s classic-member
+  paths; otherwise to the classic groups.  A JoinGroup to an *empty* consumer
+  group deletes it (its tombstones) and the id starts over as a classic group;
+  a joining ConsumerGroupHeartbeat to an *empty* classic group deletes that one
+  (its GroupMetadata tombstone); a non-empty classic group is passed along
+  to be upgraded.  A conversion either way hands the group over between
+  `GroupMetadataManager` and `ConsumerGroupHeartbeat` and writes its records
+  in 4.3.1's order (upgrade: the classic tombstone, then the consumer group's
+  records; downgrade: the consumer group's tombstones, then the classic
+  group's GroupMetadata record), and emits a ``group_converted`` event;
 * **ConsumerGroupDescribe**: each group's epochs, assignor and members, with
   topic names looked up in the current metadata;
 * **DeleteGroups**: an Empty group is deleted by writing a tombstone for each
@@ -38,7 +49,9 @@ that touch both:
 
 Mirrors Kafka's ``GroupCoordinatorShard`` (replay, deleteGroups, deleteOffsets, onTopicsDeleted,
 cleanupGroupMetadata, onLoaded, onUnloaded, consumerGroupHeartbeat,
-consumerGroupDescribe).  Simplified: the consumer-group records of a heartbeat
+consumerGroupDescribe, classicGroupJoin/Sync/Heartbeat/Leave) and the group-type
+dispatch of ``GroupMetadataManager`` (classicGroupJoin, getOrMaybeCreateConsumerGroup,
+maybeDeleteEmptyClassicGroup, maybeDeleteEmptyConsumerGroup).  Simplified: the consumer-group records of a heartbeat
 are applied to the in-memory groups when the answer is computed, not undone if
 the write then fails (Kafka reverts its timeline snapshot); a failed write
 usually means the partition is moving away, which drops the state anyway.
