@@ -26,8 +26,9 @@ allows:
   epoch, current assignment per member), then the joining member's own
   heartbeat records.  A subscription or assignment that does not parse, or an
   assignment carrying a custom assignor's user data, refuses the upgrade.
-* **downgrade** (consumer -> classic): the last member using the consumer
-  protocol leaves (or is fenced) and only classic-protocol members remain.
+* **downgrade** (consumer -> classic): members leave (or are fenced) and
+  only members using the classic protocol remain -- typically the last
+  consumer-protocol member left.
   `validate_online_downgrade_with_fenced_members` allows it when the policy
   does and the remaining members fit ``group.max.size``.  The consumer group's
   tombstones (``createGroupTombstoneRecords``) are written, then a
@@ -140,8 +141,6 @@ def validate_online_downgrade_with_fenced_members(group: ConsumerGroup, fenced: 
     remaining = [m for m_id, m in group.members.items() if m_id not in fenced]
     if any(not m.uses_classic_protocol for m in remaining):
         return False
-    if any(group.members[m_id].uses_classic_protocol for m_id in fenced if m_id in group.members):
-        return False                    # only a consumer-protocol member's leaving downgrades
     if not remaining:
         return False                    # an empty group is left to become classic on its next JoinGroup
     if not config.consumer_group_migration_policy.is_downgrade_enabled:
