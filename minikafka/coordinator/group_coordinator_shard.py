@@ -259,6 +259,7 @@ class GroupCoordinatorShard:
                 "subscribed_topic_regex": member.subscribed_topic_regex or None,
                 "assignment": partitions(member.assigned_partitions),
                 "target_assignment": partitions(group.target_assignment_of(member.member_id)),
+                "member_type": 0 if member.uses_classic_protocol else 1,   # v1: 0 classic, 1 consumer
             })
         return {"group_id": group_id, "error": Errors.NONE, "error_message": None,
                 "group_state": group.state.value, "group_epoch": group.group_epoch,

@@ -358,3 +358,46 @@ def test_a_classic_member_of_a_consumer_group_commits_with_its_generation():
     assert [p.error_code for t in box.value.topics for p in t.partitions] == [Errors.NONE]
     box = c1.commit({("orders", 0): 6}, generation=c1.generation + 1, api_version=8)
     assert [p.error_code for t in box.value.topics for p in t.partitions] == [Errors.ILLEGAL_GENERATION]
+
+
+def test_describe_tells_classic_members_from_consumer_protocol_ones():
+    h = harness()
+    c1, c2 = form_classic_group(h, {"c1": [0, 1, 2], "c2": [3, 4, 5]})
+    heartbeat(h, "x", 0)
+    box = Box()
+    h.coordinator.handle_consumer_group_describe([GROUP], box)
+    types = {m["member_id"]: m["member_type"] for m in box.value[0]["members"]}
+    assert types == {c1.member_id: 0, c2.member_id: 0, "x": 1}
+
+
+def test_classic_member_metadata_and_consumer_protocol_bytes_round_trip():
+    from minikafka.coordinator.consumer_group_records import (
+        ClassicMemberMetadata, NULL_CLASSIC_MEMBER_METADATA, decode_classic_member_metadata,
+        encode_classic_member_metadata,
+    )
+    from minikafka.coordinator.consumer_protocol import deserialize_subscription, deserialize_version
+    metadata = ClassicMemberMetadata(45000, (("range", subscription()), ("roundrobin", b"")))
+    payload = encode_classic_member_metadata(metadata)
+    assert payload[0] == 1                                   # the nullable struct is present
+    assert decode_classic_member_metadata(payload) == metadata
+    assert encode_classic_member_metadata(None) == NULL_CLASSIC_MEMBER_METADATA
+    assert decode_classic_member_metadata(NULL_CLASSIC_MEMBER_METADATA) is None
+    sub = deserialize_subscription(subscription(("a", "b"), version=1))
+    assert (sub.topics, sub.owned_partitions, deserialize_version(subscription(version=0))) == (("a", "b"), (), 0)
+    assert partitions_of(assignment([4, 2])) == {2, 4}
+
+
+def test_bytes_as_4_3_1_writes_them():
+    """Hex printed by 4.3.1's own classes (MessageUtil.toVersionPrefixedBytes of a
+    ConsumerGroupMemberMetadataValue with ClassicMemberMetadata; ConsumerProtocol.serializeAssignment v3)."""
+    from minikafka.coordinator.consumer_group_records import (
+        ClassicMemberMetadata, ConsumerGroupMemberMetadataValue, encode_classic_member_metadata, encode_value,
+    )
+    value = ConsumerGroupMemberMetadataValue(
+        None, None, "c1", "/127.0.0.1", ("orders",), "", 30000, None,
+        encode_classic_member_metadata(ClassicMemberMetadata(10000, (("range", bytes([0, 1, 2])),))))
+    assert encode_value(value).hex() == (
+        "000000000363310b2f3132372e302e302e3102076f72646572730100007530000100120100002710020672616e67650400"
+        "01020000")
+    assert serialize_assignment(ConsumerProtocolAssignment((("orders", (2, 4)),)), 3).hex() == (
+        "00030000000100066f7264657273000000020000000200000004ffffffff")
