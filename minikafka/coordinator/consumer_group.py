@@ -23,6 +23,11 @@ STABLE       every member is STABLE at the target assignment epoch
 
 DEAD is the state of a group that was deleted (its records tombstoned).
 
+Some members may use the *classic* protocol (they joined with JoinGroup, or
+the group was converted online from a classic group: `consumer_group_migration`);
+they are members like the others, assigned by the coordinator, and only
+differ in how they hear about it (`ConsumerGroupHeartbeat.classic_group_*`).
+
 The group also keeps, for every partition some member owns (assigned or
 still revoking), the epoch of its owner: `current_partition_epoch`.  A
 partition is handed to a new owner only when it has no entry here, which is
@@ -36,7 +41,7 @@ the state it had.
 
 Mirrors ``modern.consumer.ConsumerGroup`` and ``modern.ModernGroup``.
 Simplified: no timeline snapshots (the heartbeat computes from this state and
-then replays its own records); no classic-protocol members; subscription
+then replays its own records); subscription
 counts are recomputed on demand instead of being maintained incrementally.
 """
 

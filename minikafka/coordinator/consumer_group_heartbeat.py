@@ -46,9 +46,46 @@ and a **rebalance timeout** while a member owes a revocation (its
 ``rebalance.timeout.ms``; when it fires, call `on_rebalance_timeout`: the
 member is fenced if it is still in the same epoch).
 
+**Classic members.**  A consumer group also serves members that speak the
+classic protocol (kafka-python, or any consumer with
+``group.protocol=classic``), as 4.3.1 does:
+
+* *JoinGroup* (`classic_group_join`) is handled as a joining heartbeat whose
+  subscription comes from the member's ``ConsumerProtocolSubscription`` (its
+  owned partitions, if any, count as owned); the member keeps its protocols
+  and session timeout as its classic member metadata.  The answer has the
+  member epoch as generation, protocol type ``consumer``, the member's first
+  protocol name and *no leader* -- nobody computes an assignment.  Refused
+  with INCONSISTENT_GROUP_PROTOCOL when the migration policy is ``disabled``
+  or the protocols do not match the other classic members';
+* *SyncGroup* (`classic_group_sync`) answers the member's current partitions
+  as a ``ConsumerProtocolAssignment``, or REBALANCE_IN_PROGRESS when a newer
+  target awaits it and it is not revoking;
+* *Heartbeat* (`classic_group_heartbeat`) answers REBALANCE_IN_PROGRESS when
+  the member must rejoin to move on (behind the target epoch, owing a
+  revocation, or waiting for partitions that are free now): a classic member
+  reconciles by rejoining;
+* *LeaveGroup* (`classic_group_leave`) fences the members named.
+
+Their timers: the session timeout of their JoinGroup (not
+``group.consumer.session.timeout.ms``), a *sync* timer (the rebalance timeout
+to send SyncGroup after a JoinGroup) and a *join* timer (the rebalance
+timeout to rejoin after being told REBALANCE_IN_PROGRESS); each fences the
+member when it fires.
+
+**Conversion.**  A joining heartbeat given a non-empty classic group
+(``classic_group``) converts it first (`consumer_group_migration`: refused
+with GROUP_ID_NOT_FOUND and 4.3.1's texts when not allowed); fencing the
+last consumer-protocol member of a group whose other members all use the
+classic protocol turns it into a classic group instead of bumping the epoch
+(``CoordinatorResult.downgraded_to``; the shard hands it to the classic side).
+
 Mirrors the consumer-group paths of Kafka's ``GroupMetadataManager``
-(consumerGroupHeartbeat, consumerGroupLeave, consumerGroupFenceMember,
-the session and rebalance timers, replay of the consumer-group records) and
+(consumerGroupHeartbeat, consumerGroupLeave, consumerGroupFenceMembers,
+the session and rebalance timers, replay of the consumer-group records,
+classicGroupJoinToConsumerGroup, classicGroupSyncToConsumerGroup,
+classicGroupHeartbeatToConsumerGroup, classicGroupLeaveToConsumerGroup and
+the join/sync timeouts of classic members) and
 the request validation of ``GroupCoordinatorService``
 (throwIfConsumerGroupHeartbeatRequestIsInvalid).  Driven side by side with
 4.3.1's own ``GroupMetadataManager`` through 120 seeded random histories (40
@@ -65,21 +102,33 @@ resolves them in the background and records them as
 (Kafka uses RE2/J); as in Kafka, a regex no member used before bumps the
 group epoch only if what it matches changes the metadata hash (a regex that
 matches nothing joins at the group's epoch), but here in the same heartbeat,
-where Kafka bumps once its background resolution is done; the metadata hash is recomputed on every heartbeat
-(Kafka: when a subscription changes or a metadata update touches a subscribed
-topic -- the same outcome); no classic-protocol members, online
-upgrade/downgrade or per-group configs.
+where Kafka bumps once its background resolution is done; the metadata hash
+is recomputed on every heartbeat (Kafka: when a subscription changes or a metadata update touches a subscribed
+topic -- the same outcome); no per-group configs; a classic static member
+rejoining with a new member id does not replace the old one (Kafka: it does,
+and may downgrade the group then); the classic paths' error texts are not
+sent (the classic APIs carry no message), so only their codes are 4.3.1's.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Any, Callable
 
 from minikafka.common.errors import Errors, KafkaException, exception_for
 from minikafka.common.uuid import Uuid
+from minikafka.coordinator.classic_group import ClassicGroup
 from minikafka.coordinator.consumer_group import ConsumerGroup, IllegalStateException
+from minikafka.coordinator.consumer_group_migration import (
+    classic_group_from_consumer_group, classic_member_metadata_of, consumer_group_members_from_classic_group,
+    consumer_group_tombstones, consumer_protocol_assignment, validate_online_downgrade_with_fenced_members,
+    validate_online_upgrade,
+)
+from minikafka.coordinator.consumer_group_migration_policy import ConsumerGroupMigrationPolicy
+from minikafka.coordinator.consumer_protocol import (
+    PROTOCOL_TYPE, deserialize_subscription, deserialize_version, serialize_assignment,
+)
 from minikafka.coordinator.consumer_group_member import (
     JOIN_GROUP_MEMBER_EPOCH, LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH, Assignment,
     ConsumerGroupMember, MemberState, PartitionEpochs,
@@ -88,15 +137,19 @@ from minikafka.coordinator.consumer_group_records import (
     ConsumerGroupCurrentMemberAssignmentKey, ConsumerGroupCurrentMemberAssignmentValue,
     ConsumerGroupMemberMetadataKey, ConsumerGroupMemberMetadataValue, ConsumerGroupMetadataKey,
     ConsumerGroupMetadataValue, ConsumerGroupPartitionMetadataKey, ConsumerGroupRecord,
-    ConsumerGroupTargetAssignmentMemberKey, ConsumerGroupTargetAssignmentMetadataKey,
-    NULL_CLASSIC_MEMBER_METADATA, TopicPartitionEpochs,
+    ClassicMemberMetadata, ConsumerGroupTargetAssignmentMemberKey, ConsumerGroupTargetAssignmentMetadataKey,
+    TopicPartitionEpochs, decode_classic_member_metadata, encode_classic_member_metadata,
 )
 from minikafka.coordinator.current_assignment_builder import CurrentAssignmentBuilder
 from minikafka.coordinator.group_coordinator_config import GroupCoordinatorConfig
 from minikafka.coordinator.partition_assignor import PartitionAssignor, PartitionAssignorException
 from minikafka.coordinator.range_assignor import RangeAssignor
+from minikafka.coordinator.requests import (
+    UNKNOWN_MEMBER_ID, HeartbeatRequest, JoinGroupRequest, JoinGroupResponse, LeaveGroupRequest,
+    LeaveGroupResponse, MemberResponse, SyncGroupRequest, SyncGroupResponse,
+)
 from minikafka.coordinator.target_assignment_builder import (
-    TargetAssignmentBuilder, target_assignment_member_record,
+    TargetAssignmentBuilder, target_assignment_member_record, target_assignment_metadata_record,
 )
 from minikafka.coordinator.topic_metadata import TopicsImage, group_metadata_hash
 from minikafka.coordinator.uniform_assignor import UniformAssignor
@@ -111,6 +164,8 @@ FencedInstanceIdException = exception_for(Errors.FENCED_INSTANCE_ID)
 GroupIdNotFoundException = exception_for(Errors.GROUP_ID_NOT_FOUND)
 GroupMaxSizeReachedException = exception_for(Errors.GROUP_MAX_SIZE_REACHED)
 UnknownServerException = exception_for(Errors.UNKNOWN_SERVER_ERROR)
+InconsistentGroupProtocolException = exception_for(Errors.INCONSISTENT_GROUP_PROTOCOL)
+IllegalGenerationException = exception_for(Errors.ILLEGAL_GENERATION)
 
 CONSUMER_GENERATED_MEMBER_ID_REQUIRED_VERSION = 1   # from v1 the client makes up its member id
 
@@ -161,18 +216,21 @@ class ConsumerGroupHeartbeatResponse:
 class TimerChange:
     """Arm (``deadline_ms`` set) or cancel (None) one member's timer; a new arm replaces the old."""
 
-    kind: str                      # "session" or "rebalance"
+    kind: str                      # "session", "rebalance", or for classic members "join" / "sync"
     group_id: str
     member_id: str
     deadline_ms: int | None
     member_epoch: int = 0          # rebalance: the epoch the member must have left by the deadline
+    if_absent: bool = False        # arm only if not armed already (the classic members' join timer)
 
 
 @dataclass
 class CoordinatorResult:
     records: list[ConsumerGroupRecord] = field(default_factory=list)
-    response: ConsumerGroupHeartbeatResponse | None = None
+    response: Any = None           # a ConsumerGroupHeartbeatResponse, or a classic API's response
     timers: list[TimerChange] = field(default_factory=list)
+    upgraded_from: ClassicGroup | None = None     # converted to a consumer group: its tombstone goes first
+    downgraded_to: ClassicGroup | None = None     # the consumer group became this classic group
 
 
 # ---------------------------------------------------------------------------- records
@@ -182,7 +240,7 @@ def member_metadata_record(group_id: str, m: ConsumerGroupMember) -> ConsumerGro
         ConsumerGroupMemberMetadataValue(m.instance_id, m.rack_id, m.client_id, m.client_host,
                                          tuple(m.subscribed_topic_names), m.subscribed_topic_regex,
                                          m.rebalance_timeout_ms, m.server_assignor_name,
-                                         NULL_CLASSIC_MEMBER_METADATA))
+                                         encode_classic_member_metadata(m.classic_member_metadata)))
 
 
 def _topic_partition_epochs(partitions: PartitionEpochs) -> TopicPartitionEpochs:
@@ -257,6 +315,32 @@ def compile_regex(regex: str) -> re.Pattern:
             f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {description}.") from None
 
 
+def _session_timeout(member: ConsumerGroupMember, config: GroupCoordinatorConfig) -> int:
+    """A classic-protocol member keeps the session timeout of its JoinGroup; the others the broker's."""
+    if member.classic_member_metadata is not None:
+        return member.classic_member_metadata.session_timeout_ms
+    return config.consumer_group_session_timeout_ms
+
+
+def _supports_classic_protocols(group: ConsumerGroup, request: JoinGroupRequest) -> bool:
+    """ConsumerGroup.supportsClassicProtocols: the ``consumer`` type, and a protocol every classic
+    member supports (any protocol when there is no classic member yet)."""
+    if request.protocol_type != PROTOCOL_TYPE or not request.protocols:
+        return False
+    classic = [m.classic_member_metadata for m in group.members.values() if m.classic_member_metadata is not None]
+    return any(all(any(name == p.name for name, _ in c.supported_protocols) for c in classic)
+               for p in request.protocols)
+
+
+def _waiting_on_unreleased_partition(group: ConsumerGroup, member: ConsumerGroupMember) -> bool:
+    """Does a partition of the member's target still belong to another member?"""
+    for topic_id, partitions in group.target_assignment_of(member.member_id).items():
+        assigned = member.assigned_partitions.get(topic_id, {})
+        if any(p not in assigned and group.partition_epoch(topic_id, p) != -1 for p in partitions):
+            return True
+    return False
+
+
 def can_compute_next_target_assignment(last_assignment_ms: int, interval_ms: int, now_ms: int) -> bool:
     """A new target may be computed if none was yet, the interval is 0, or the interval has passed."""
     return last_assignment_ms == 0 or interval_ms == 0 or now_ms >= last_assignment_ms + interval_ms
@@ -282,11 +366,18 @@ class ConsumerGroupHeartbeat:
     # ------------------------------------------------------------------ entry points
     def consumer_group_heartbeat(self, request: ConsumerGroupHeartbeatRequest, now_ms: int, *,
                                  client_id: str = "", client_host: str = "",
-                                 api_version: int = 1) -> CoordinatorResult:
-        """Answer one heartbeat; on success the records are already replayed into the group."""
+                                 api_version: int = 1, classic_group: ClassicGroup | None = None) -> CoordinatorResult:
+        """Answer one heartbeat; on success the records are already replayed into the group.
+
+        ``classic_group``: the non-empty classic group of that id, if there is one: a joining
+        member converts it (`consumer_group_migration`), any other heartbeat is refused."""
         try:
             validate_request(request, api_version, tuple(self.assignors))
-            if request.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
+            if classic_group is not None:
+                if request.member_epoch != JOIN_GROUP_MEMBER_EPOCH:
+                    raise GroupIdNotFoundException(f"Group {request.group_id} is not a consumer group.")
+                result = self._upgrade(classic_group, request, now_ms, client_id, client_host)
+            elif request.member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
                 result = self._leave(request, now_ms)
             else:
                 result = self._heartbeat(request, now_ms, client_id, client_host)
@@ -295,11 +386,206 @@ class ConsumerGroupHeartbeat:
         self._replay_all(result.records)
         return result
 
+    def _upgrade(self, classic: ClassicGroup, r: ConsumerGroupHeartbeatRequest, now_ms: int,
+                 client_id: str, client_host: str) -> CoordinatorResult:
+        """Convert ``classic`` to a consumer group, then let the joining member in."""
+        validate_online_upgrade(classic, self.config)
+        image, gid, epoch = self.topics(), classic.group_id, classic.generation_id
+        members = consumer_group_members_from_classic_group(classic, image)
+        names = {n for m in members for n in m.subscribed_topic_names}
+        records = [member_metadata_record(gid, m) for m in members]
+        records.append(epoch_record(gid, epoch, group_metadata_hash(image, names)))
+        records.extend(target_assignment_member_record(gid, m.member_id, {t: frozenset(ps) for t, ps in
+                                                                         m.assigned_partitions.items()})
+                       for m in members)
+        records.append(target_assignment_metadata_record(gid, epoch, 0))
+        records.extend(current_assignment_record(gid, m) for m in members)
+        converted = ConsumerGroup(gid)             # what the records make, for the heartbeat to start from
+        for record in records:
+            self._apply(converted, record)
+        result = self._heartbeat(r, now_ms, client_id, client_host, group=converted, records=records)
+        result.upgraded_from = classic
+        result.timers = [TimerChange("session", gid, m.member_id, now_ms + _session_timeout(m, self.config))
+                         for m in members] + result.timers
+        return result
+
+    # ------------------------------------------------------------------ classic members (JoinGroup & co)
+    def classic_group_join(self, request: JoinGroupRequest, now_ms: int) -> CoordinatorResult:
+        """A classic member's JoinGroup to this non-empty consumer group: it joins (or rejoins) as a
+        member using the classic protocol; the answer carries its member epoch as generation and no
+        leader (the coordinator assigns).  Records are replayed once computed."""
+        group = self.groups[request.group_id]
+        try:
+            result = self._classic_join(group, request, now_ms)
+        except KafkaException as exc:
+            return CoordinatorResult(response=JoinGroupResponse(exc.error, member_id=request.member_id))
+        self._replay_all(result.records)
+        return result
+
+    def _classic_join(self, group: ConsumerGroup, request: JoinGroupRequest, now_ms: int) -> CoordinatorResult:
+        gid = group.group_id
+        if self.config.consumer_group_migration_policy is ConsumerGroupMigrationPolicy.DISABLED:
+            raise InconsistentGroupProtocolException(
+                f"Cannot join the consumer group {gid} with the classic protocol because the group "
+                f"migration is disabled.")
+        unknown = request.member_id == UNKNOWN_MEMBER_ID
+        member_id = self.new_member_id() if unknown else request.member_id
+        if len(group.members) >= self.config.consumer_group_max_size and not group.has_member(member_id):
+            raise GroupMaxSizeReachedException(
+                f"The consumer group has reached its maximum capacity of "
+                f"{self.config.consumer_group_max_size} members.")
+        if not _supports_classic_protocols(group, request):
+            raise InconsistentGroupProtocolException(
+                f"Member {member_id} can't join the group because its protocols are not supported by the "
+                f"other members of group {gid}.")
+        if unknown and request.group_instance_id is None and request.api_version >= 4:
+            return CoordinatorResult(response=JoinGroupResponse(Errors.MEMBER_ID_REQUIRED, member_id=member_id))
+        try:
+            subscription = deserialize_subscription(request.protocols[0].metadata)
+        except ValueError:
+            raise InconsistentGroupProtocolException(
+                f"Member {member_id} sent a malformed consumer protocol subscription.") from None
+        image = self.topics()
+        owned = []
+        for topic_name, partitions in subscription.owned_partitions or ():
+            topic = image.by_name(topic_name)
+            if topic is not None:
+                owned.append((topic.topic_id, tuple(partitions)))
+        heartbeat = ConsumerGroupHeartbeatRequest(
+            gid, member_id, JOIN_GROUP_MEMBER_EPOCH, request.group_instance_id, subscription.rack_id,
+            request.rebalance_timeout_ms, tuple(subscription.topics), "", None, tuple(owned))
+        classic = classic_member_metadata_of(request.session_timeout_ms, request.protocols)
+        result = self._heartbeat(heartbeat, now_ms, request.client_id, request.client_host, classic=classic)
+        epoch = result.response.member_epoch
+        result.response = JoinGroupResponse(Errors.NONE, epoch, PROTOCOL_TYPE, request.protocols[0].name,
+                                            "", False, member_id)
+        result.timers += [TimerChange("join", gid, member_id, None),
+                          TimerChange("sync", gid, member_id, now_ms + max(0, request.rebalance_timeout_ms))]
+        return result
+
+    def _classic_member(self, group: ConsumerGroup, member_id: str, instance_id: str | None) -> ConsumerGroupMember:
+        """validateConsumerGroupMember, then the member must use the classic protocol."""
+        if instance_id is None:
+            member = group.member(member_id)
+        else:
+            member = group.static_member(instance_id)
+            if member is None:
+                raise UnknownMemberIdException(
+                    f"Member with instance id {instance_id} is not a member of group {group.group_id}.")
+            if member.member_id != member_id:
+                raise FencedInstanceIdException(
+                    f"Static member {member_id} with instance id {instance_id} is fenced by existing member "
+                    f"{member.member_id}.")
+        if not member.uses_classic_protocol:
+            raise UnknownMemberIdException(f"Member {member.member_id} does not use the classic protocol.")
+        return member
+
+    @staticmethod
+    def _check_generation(member: ConsumerGroupMember, generation_id: int) -> None:
+        if generation_id != member.member_epoch:
+            raise IllegalGenerationException(
+                f"The request generation id {generation_id} is not equal to the member epoch "
+                f"{member.member_epoch} of member {member.member_id}.")
+
+    def classic_group_sync(self, request: SyncGroupRequest, now_ms: int) -> CoordinatorResult:
+        """SyncGroup: the member's current partitions as a ConsumerProtocolAssignment, or
+        REBALANCE_IN_PROGRESS when a newer target awaits it (it must rejoin)."""
+        group = self.groups[request.group_id]
+        try:
+            member = self._classic_member(group, request.member_id, request.group_instance_id)
+            self._check_generation(member, request.generation_id)
+            protocols = member.classic_member_metadata.supported_protocols  # type: ignore[union-attr]
+            if request.protocol_type is not None and request.protocol_type != PROTOCOL_TYPE:
+                raise InconsistentGroupProtocolException(
+                    f"The protocol type {request.protocol_type} from member {member.member_id} request is not "
+                    f"equal to the group protocol type {PROTOCOL_TYPE}.")
+            if request.protocol_name is not None and request.protocol_name != protocols[0][0]:
+                raise InconsistentGroupProtocolException(
+                    f"The protocol name {request.protocol_name} from member {member.member_id} request is not "
+                    f"equal to the protocol name {protocols[0][0]} returned in the join response.")
+        except KafkaException as exc:
+            return CoordinatorResult(response=SyncGroupResponse(exc.error))
+        if (group.target_assignment_epoch > member.member_epoch
+                and member.state is not MemberState.UNREVOKED_PARTITIONS):
+            # "A new rebalance is triggered in group ... and member ... should rejoin to catch up."
+            return CoordinatorResult(response=SyncGroupResponse(Errors.REBALANCE_IN_PROGRESS),
+                                     timers=[self._join_timer(group, member, now_ms)])
+        assignment = serialize_assignment(
+            consumer_protocol_assignment({t: frozenset(ps) for t, ps in member.assigned_partitions.items()},
+                                         self.topics()),
+            deserialize_version(protocols[0][1]))
+        timers = [TimerChange("sync", group.group_id, member.member_id, None),
+                   TimerChange("session", group.group_id, member.member_id,
+                               now_ms + _session_timeout(member, self.config))]
+        return CoordinatorResult(response=SyncGroupResponse(Errors.NONE, PROTOCOL_TYPE, protocols[0][0],
+                                                            assignment), timers=timers)
+
+    @staticmethod
+    def _join_timer(group: ConsumerGroup, member: ConsumerGroupMember, now_ms: int) -> TimerChange:
+        """The member must rejoin within its rebalance timeout, or it is fenced."""
+        return TimerChange("join", group.group_id, member.member_id, now_ms + max(0, member.rebalance_timeout_ms),
+                           if_absent=True)
+
+    def classic_group_heartbeat(self, request: HeartbeatRequest, now_ms: int) -> CoordinatorResult:
+        """Heartbeat: NONE, or REBALANCE_IN_PROGRESS when the member must rejoin to reconcile."""
+        group = self.groups[request.group_id]
+        try:
+            member = self._classic_member(group, request.member_id, request.group_instance_id)
+            self._check_generation(member, request.generation_id)
+        except KafkaException as exc:
+            return CoordinatorResult(response=exc.error)
+        timers = [TimerChange("session", group.group_id, member.member_id,
+                              now_ms + _session_timeout(member, self.config))]
+        error = Errors.NONE
+        if (member.member_epoch < group.target_assignment_epoch
+                or member.state is MemberState.UNREVOKED_PARTITIONS
+                or (member.state is MemberState.UNRELEASED_PARTITIONS
+                    and not _waiting_on_unreleased_partition(group, member))):
+            error = Errors.REBALANCE_IN_PROGRESS
+            timers.append(self._join_timer(group, member, now_ms))
+        return CoordinatorResult(response=error, timers=timers)
+
+    def classic_group_leave(self, request: LeaveGroupRequest, now_ms: int) -> CoordinatorResult:
+        """LeaveGroup: the classic members named leave; the group epoch is bumped once (or the group
+        turns classic if only classic members are left after a consumer-protocol member left)."""
+        group = self.groups[request.group_id]
+        responses, leaving = [], []
+        for identity in request.members:
+            member_id, instance_id = identity.member_id, identity.group_instance_id
+            try:
+                if instance_id is None:
+                    member = group.member(member_id)
+                else:
+                    member = group.static_member(instance_id)  # type: ignore[assignment]
+                    if member is None:
+                        raise UnknownMemberIdException(f"Instance id {instance_id} is unknown.")
+                    if member_id != UNKNOWN_MEMBER_ID and member.member_id != member_id:
+                        raise FencedInstanceIdException(
+                            f"Static member {member_id} with instance id {instance_id} is fenced by existing "
+                            f"member {member.member_id}.")
+                if not member.uses_classic_protocol:
+                    raise UnknownMemberIdException(f"Member {member.member_id} does not use the classic protocol.")
+            except KafkaException as exc:
+                responses.append(MemberResponse(member_id, instance_id, exc.error))
+                continue
+            leaving.append(member.member_id)
+            responses.append(MemberResponse(member.member_id, instance_id))
+        response = LeaveGroupResponse(Errors.NONE, tuple(responses))
+        if not leaving:
+            return CoordinatorResult(response=response)
+        result = self._fence_members(group, list(dict.fromkeys(leaving)), response, now_ms)
+        self._replay_all(result.records)
+        return result
+
+    def on_join_or_sync_timeout(self, group_id: str, member_id: str, now_ms: int) -> CoordinatorResult:
+        """A classic member did not rejoin (join) or sync (sync) within its rebalance timeout: fenced."""
+        return self.on_session_timeout(group_id, member_id, now_ms)
+
     def on_session_timeout(self, group_id: str, member_id: str, now_ms: int) -> CoordinatorResult:
         group = self.groups.get(group_id)
         if group is None or not group.has_member(member_id):
             return CoordinatorResult()
-        result = self._fence(group, group.members[member_id], None)
+        result = self._fence(group, group.members[member_id], None, now_ms)
         self._replay_all(result.records)
         return result
 
@@ -309,7 +595,7 @@ class ConsumerGroupHeartbeat:
         member = group.members.get(member_id) if group is not None else None
         if member is None or member.member_epoch != member_epoch:
             return CoordinatorResult()             # it moved on (or left) in time
-        result = self._fence(group, member, None)
+        result = self._fence(group, member, None, now_ms)
         self._replay_all(result.records)
         return result
 
@@ -322,7 +608,7 @@ class ConsumerGroupHeartbeat:
                 continue
             for member in group.members.values():
                 timers.append(TimerChange("session", group.group_id, member.member_id,
-                                          now_ms + self.config.consumer_group_session_timeout_ms))
+                                          now_ms + _session_timeout(member, self.config)))
                 if member.state is MemberState.UNREVOKED_PARTITIONS:
                     timers.append(TimerChange("rebalance", group.group_id, member.member_id,
                                               now_ms + max(0, member.rebalance_timeout_ms), member.member_epoch))
@@ -333,12 +619,15 @@ class ConsumerGroupHeartbeat:
         pattern = compile_regex(regex)
         return [name for name in self.topics().names() if pattern.fullmatch(name)]
 
-    def _heartbeat(self, r: ConsumerGroupHeartbeatRequest, now_ms: int,
-                   client_id: str, client_host: str) -> CoordinatorResult:
-        records: list[ConsumerGroupRecord] = []
+    def _heartbeat(self, r: ConsumerGroupHeartbeatRequest, now_ms: int, client_id: str, client_host: str,
+                   group: ConsumerGroup | None = None, records: list[ConsumerGroupRecord] | None = None,
+                   classic: ClassicMemberMetadata | None = None) -> CoordinatorResult:
+        """One heartbeat (or, with ``classic``, a classic member's JoinGroup) against ``group``
+        (default: the live group of that id), after the ``records`` already decided."""
+        records = [] if records is None else records
         timers: list[TimerChange] = []
         joining = r.member_epoch == JOIN_GROUP_MEMBER_EPOCH
-        group = self.groups.get(r.group_id)
+        group = self.groups.get(r.group_id) if group is None else group
         if group is None or group.deleted:
             if not joining:
                 raise GroupIdNotFoundException(f"Consumer group {r.group_id} not found.")
@@ -353,7 +642,7 @@ class ConsumerGroupHeartbeat:
             member = self._dynamic_member(group, member_id, r, joining)
             replaced = None
         else:
-            member, replaced = self._static_member(group, member_id, r, joining, records)
+            member, replaced = self._static_member(group, member_id, r, joining, records, classic is not None)
 
         updated = replace(
             member,
@@ -366,7 +655,8 @@ class ConsumerGroupHeartbeat:
                                     if r.subscribed_topic_names is not None else member.subscribed_topic_names),
             subscribed_topic_regex=(r.subscribed_topic_regex if r.subscribed_topic_regex is not None
                                     else member.subscribed_topic_regex),
-            client_id=client_id, client_host=client_host)
+            client_id=client_id, client_host=client_host,
+            classic_member_metadata=classic if classic is not None else member.classic_member_metadata)
         subscription_changed = bump = False
         if updated != member:
             records.append(member_metadata_record(group.group_id, updated))
@@ -402,7 +692,7 @@ class ConsumerGroupHeartbeat:
         reconciled = self._maybe_reconcile(group, updated, target_epoch, target, r.topic_partitions,
                                            subscription_changed, now_ms, records, timers)
         timers.append(TimerChange("session", group.group_id, updated.member_id,
-                                  now_ms + self.config.consumer_group_session_timeout_ms))
+                                  now_ms + _session_timeout(reconciled, self.config)))
         full = joining or (r.rebalance_timeout_ms != -1 and r.topic_partitions is not None and (
             r.subscribed_topic_names is not None or r.subscribed_topic_regex is not None))
         assignment = None
@@ -424,10 +714,12 @@ class ConsumerGroupHeartbeat:
         return member
 
     def _static_member(self, group: ConsumerGroup, member_id: str, r: ConsumerGroupHeartbeatRequest,
-                       joining: bool, records: list[ConsumerGroupRecord]
+                       joining: bool, records: list[ConsumerGroupRecord], classic: bool = False
                        ) -> tuple[ConsumerGroupMember, str | None]:
         """The static member, and the id of the old incarnation it replaces (or None)."""
         existing = group.static_member(r.instance_id)
+        if classic and existing is not None and existing.member_id == member_id:
+            return existing, None                  # a classic static member rejoining with its id
         if joining:
             if existing is None:
                 member = group.members.get(member_id)
@@ -543,7 +835,7 @@ class ConsumerGroupHeartbeat:
             raise GroupIdNotFoundException(f"Group {r.group_id} not found.")
         response = ConsumerGroupHeartbeatResponse(member_id=r.member_id, member_epoch=r.member_epoch)
         if r.instance_id is None:
-            return self._fence(group, group.member(r.member_id), response)
+            return self._fence(group, group.member(r.member_id), response, now_ms)
         member = group.static_member(r.instance_id)
         if member is None:
             raise UnknownMemberIdException(f"Instance id {r.instance_id} is unknown.")
@@ -552,7 +844,7 @@ class ConsumerGroupHeartbeat:
                 f"Static member {r.member_id} with instance id {r.instance_id} was fenced by member "
                 f"{member.member_id}.")
         if r.member_epoch == LEAVE_GROUP_MEMBER_EPOCH:
-            return self._fence(group, member, response)
+            return self._fence(group, member, response, now_ms)
         # it keeps its partitions (epochs reset to 0) until it comes back or its session expires
         leaving = replace(member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH, partitions_pending_revocation={},
                           assigned_partitions={t: dict.fromkeys(ps, 0) for t, ps in member.assigned_partitions.items()})
@@ -560,15 +852,27 @@ class ConsumerGroupHeartbeat:
                                  ConsumerGroupHeartbeatResponse(member_id=member.member_id,
                                                                 member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH))
 
-    def _fence(self, group: ConsumerGroup, member: ConsumerGroupMember,
-               response: ConsumerGroupHeartbeatResponse | None) -> CoordinatorResult:
-        """Remove the member and bump the group epoch so the others get its partitions."""
-        records = remove_member_records(group.group_id, member.member_id)
-        remaining = {m_id: m for m_id, m in group.members.items() if m_id != member.member_id}
+    def _fence(self, group: ConsumerGroup, member: ConsumerGroupMember, response: Any,
+               now_ms: int) -> CoordinatorResult:
+        return self._fence_members(group, [member.member_id], response, now_ms)
+
+    def _fence_members(self, group: ConsumerGroup, member_ids: list[str], response: Any,
+                       now_ms: int) -> CoordinatorResult:
+        """Remove the members and bump the group epoch so the others get their partitions -- or, when
+        only classic-protocol members remain and the policy allows, turn the group classic."""
+        timers = [TimerChange(kind, group.group_id, m, None) for m in member_ids
+                  for kind in ("session", "rebalance", "join", "sync")]
+        fenced = set(member_ids)
+        if validate_online_downgrade_with_fenced_members(group, fenced, self.config):
+            classic = classic_group_from_consumer_group(group, fenced, self.topics(), now_ms)
+            timers += [TimerChange(kind, group.group_id, m, None) for m in group.members if m not in fenced
+                       for kind in ("session", "rebalance", "join", "sync")]
+            return CoordinatorResult(consumer_group_tombstones(group), response, timers, downgraded_to=classic)
+        records = [r for m in member_ids for r in remove_member_records(group.group_id, m)]
+        remaining = {m_id: m for m_id, m in group.members.items() if m_id not in fenced}
         metadata_hash = group_metadata_hash(self.topics(), group.subscribed_topic_names(self._resolve_regex,
                                                                                          remaining))
         records.append(epoch_record(group.group_id, group.group_epoch + 1, metadata_hash))
-        timers = [TimerChange(kind, group.group_id, member.member_id, None) for kind in ("session", "rebalance")]
         return CoordinatorResult(records, response, timers)
 
     # ------------------------------------------------------------------ replay
@@ -584,10 +888,12 @@ class ConsumerGroupHeartbeat:
 
     def replay(self, record: ConsumerGroupRecord) -> None:
         """Apply one record to the groups (the write path and the loader both come here)."""
+        group = self._group(record.key.group_id, create=record.value is not None)
+        if group is not None:
+            self._apply(group, record)
+
+    def _apply(self, group: ConsumerGroup, record: ConsumerGroupRecord) -> None:
         key, value = record.key, record.value
-        group = self._group(key.group_id, create=value is not None)
-        if group is None:
-            return
         if isinstance(key, ConsumerGroupMetadataKey):
             if value is None:
                 if group.members:
@@ -631,7 +937,8 @@ class ConsumerGroupHeartbeat:
             member, instance_id=value.instance_id, rack_id=value.rack_id, client_id=value.client_id,
             client_host=value.client_host, subscribed_topic_names=tuple(value.subscribed_topic_names),
             subscribed_topic_regex=value.subscribed_topic_regex or "",
-            rebalance_timeout_ms=value.rebalance_timeout_ms, server_assignor_name=value.server_assignor))
+            rebalance_timeout_ms=value.rebalance_timeout_ms, server_assignor_name=value.server_assignor,
+            classic_member_metadata=decode_classic_member_metadata(value.classic_member_metadata)))
 
     @staticmethod
     def _replay_current_assignment(group: ConsumerGroup, member_id: str,

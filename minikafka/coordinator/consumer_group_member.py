@@ -30,9 +30,13 @@ member is an immutable value: every change makes a new one
 (`dataclasses.replace`), so "did the heartbeat change the member?" is an
 equality test, as in Kafka.
 
+A member that speaks the classic protocol (it joined with JoinGroup, or was
+a member of a classic group converted online) also carries its
+``classic_member_metadata``: its session timeout and the protocols (name and
+subscription bytes) it sent in JoinGroup.
+
 Mirrors ``modern.consumer.ConsumerGroupMember``, ``modern.ModernGroupMember``
-and ``modern.MemberState``.  Simplified: no classic-protocol metadata
-(members that joined with JoinGroup and were converted).
+and ``modern.MemberState``.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import enum
 from dataclasses import dataclass, field, replace
 
 from minikafka.common.uuid import Uuid
+from minikafka.coordinator.consumer_group_records import ClassicMemberMetadata
 
 JOIN_GROUP_MEMBER_EPOCH = 0
 LEAVE_GROUP_MEMBER_EPOCH = -1
@@ -82,6 +87,11 @@ class ConsumerGroupMember:
     server_assignor_name: str | None = None
     assigned_partitions: PartitionEpochs = field(default_factory=dict)
     partitions_pending_revocation: PartitionEpochs = field(default_factory=dict)
+    classic_member_metadata: ClassicMemberMetadata | None = None   # set: it joined with JoinGroup
+
+    @property
+    def uses_classic_protocol(self) -> bool:
+        return self.classic_member_metadata is not None
 
     def with_epoch(self, member_epoch: int) -> "ConsumerGroupMember":
         """Kafka's ``Builder.updateMemberEpoch``: the old epoch becomes the previous one."""

@@ -136,6 +136,42 @@ class ConsumerGroupMemberMetadataValue:
 
 
 @dataclass(frozen=True, slots=True)
+class ClassicMemberMetadata:
+    """Tag 0 of ConsumerGroupMemberMetadataValue: what a member that joined with JoinGroup sent."""
+
+    session_timeout_ms: int
+    supported_protocols: tuple[tuple[str, bytes], ...]   # (name, metadata), in the member's order
+
+
+def encode_classic_member_metadata(metadata: ClassicMemberMetadata | None) -> bytes:
+    """Tag 0's payload: the nullable struct's marker (0 null, 1 present), then the struct."""
+    if metadata is None:
+        return NULL_CLASSIC_MEMBER_METADATA
+    w = Writer(flexible=True).unsigned_varint(1).int32(metadata.session_timeout_ms)
+    w.array_length(len(metadata.supported_protocols))
+    for name, protocol_metadata in metadata.supported_protocols:
+        w.string(name).bytes_field(protocol_metadata).tagged_fields()
+    return w.tagged_fields().bytes()
+
+
+def decode_classic_member_metadata(payload: bytes | None) -> ClassicMemberMetadata | None:
+    """Tag 0's payload back (None when absent or null)."""
+    if not payload:
+        return None
+    r = Reader(payload, "value", flexible=True)
+    if r.unsigned_varint() == 0:
+        return None
+    session_timeout_ms = r.int32()
+    protocols = []
+    for _ in range(r.array_length()):
+        name = r.string()
+        protocols.append((name, r.bytes_field()))
+        r.tagged_fields()
+    r.tagged_fields()
+    return ClassicMemberMetadata(session_timeout_ms, tuple(protocols))
+
+
+@dataclass(frozen=True, slots=True)
 class ConsumerGroupTargetAssignmentMetadataValue:
     assignment_epoch: int
     assignment_timestamp: int = 0        # tag 0; ms when the assignment was computed

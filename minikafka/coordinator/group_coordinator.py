@@ -29,7 +29,10 @@ KIP-848 consumer groups come in through ``handle_consumer_group_heartbeat``
 `ConsumerGroupHeartbeat` returns) and ``handle_consumer_group_describe``;
 the shards read topic ids and partition counts from ``topics`` (a
 `TopicsImage` of the current metadata, passed in by the broker).  ListGroups
-lists consumer groups beside classic ones, with type ``consumer``.
+lists consumer groups beside classic ones, with type ``consumer``.  The
+classic membership APIs are routed to the shard too, which serves a classic
+member of a consumer group and converts groups between the two types
+(``group.consumer.migration.policy``).
 
 Mirrors ``GroupCoordinatorService`` (routing, validation, partitionFor,
 consumerGroupHeartbeat, consumerGroupDescribe) and the load/unload side of
@@ -190,7 +193,7 @@ class GroupCoordinator:
             respond(JoinGroupResponse(Errors.INVALID_SESSION_TIMEOUT, member_id=request.member_id))
         else:
             self._route(request.group_id, respond, lambda e: JoinGroupResponse(e),
-                        lambda shard: shard.groups.join_group(request, respond))
+                        lambda shard: shard.join_group(request, respond))
 
     def handle_sync_group(self, request: SyncGroupRequest, respond: Respond) -> None:
         if request.api_version >= 5 and (request.protocol_type is None or request.protocol_name is None):
@@ -200,7 +203,7 @@ class GroupCoordinator:
                                       else Errors.COORDINATOR_NOT_AVAILABLE))
         else:
             self._route(request.group_id, respond, lambda e: SyncGroupResponse(e),
-                        lambda shard: shard.groups.sync_group(request, respond))
+                        lambda shard: shard.sync_group(request, respond))
 
     def handle_heartbeat(self, request: HeartbeatRequest, respond: Respond) -> None:
         if not request.group_id:
@@ -214,7 +217,7 @@ class GroupCoordinator:
             respond(HeartbeatResponse(error))
         else:
             try:
-                respond(HeartbeatResponse(shard.groups.heartbeat(request)))
+                respond(HeartbeatResponse(shard.heartbeat(request)))
             except KafkaException as exc:
                 respond(HeartbeatResponse(exc.error))
 
@@ -224,7 +227,7 @@ class GroupCoordinator:
                                        else Errors.COORDINATOR_NOT_AVAILABLE))
             return
         self._route(request.group_id, respond, lambda e: LeaveGroupResponse(e),
-                    lambda shard: respond(shard.groups.leave_group(request)))
+                    lambda shard: shard.leave_group(request, respond))
 
     def handle_consumer_group_heartbeat(self, request: ConsumerGroupHeartbeatRequest, respond: Respond, *,
                                         api_version: int = 1, client_id: str = "",

@@ -16,18 +16,21 @@ from the timing profile (the teaching profile divides all six by five, like
 the classic timers; a broker config of the same name overrides the
 profile), and
 ``group.consumer.max.size``, ``group.consumer.assignors`` (names, comma
-separated; the first is the default) and
-``group.consumer.assignment.interval.ms`` from the broker configs, with
+separated; the first is the default),
+``group.consumer.assignment.interval.ms`` and ``group.consumer.migration.policy``
+(`ConsumerGroupMigrationPolicy`: ``bidirectional``, the default, ``upgrade``,
+``downgrade`` or ``disabled``, in any case) from the broker configs, with
 Kafka 4.3.1's defaults.  Validation as 4.3.1 does it, in its order and
 words: each bound pair in order, the heartbeat interval and the session
 timeout inside their bounds, the heartbeat interval below the session
 timeout, sizes at least 1, an assignor must be one Kafka ships (``uniform``,
-``range``).  A failed check is Kafka's ``IllegalArgumentException`` from
+``range``), the migration policy one of the four (Kafka's
+``CaseInsensitiveValidString`` words).  A failed check is Kafka's ``IllegalArgumentException`` from
 ``Utils.require``, which stops the broker at start-up.
 
 Mirrors ``org.apache.kafka.coordinator.group.GroupCoordinatorConfig``.
 Simplified: there are no per-group overrides (``kafka-configs --entity-type
-groups``) and the ``min``/``max`` assignment intervals are not read; ``group.consumer.migration.policy`` and the share and streams
+groups``) and the ``min``/``max`` assignment intervals are not read; the share and streams
 group settings do not exist.
 """
 
@@ -36,8 +39,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from minikafka.common.config.validators import CaseInsensitiveValidString
 from minikafka.common.errors import ConfigException
 from minikafka.common.timing import TimingProfile, profile
+from minikafka.coordinator.consumer_group_migration_policy import DEFAULT_POLICY, ConsumerGroupMigrationPolicy
 
 CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000  # fixed in Kafka, not a config
 INT_MAX = 2**31 - 1
@@ -57,6 +62,9 @@ CONSUMER_GROUP_TIMERS = (
     "group.consumer.max.session.timeout.ms", "group.consumer.heartbeat.interval.ms",
     "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms")
 KNOWN_ASSIGNORS = ("uniform", "range")
+MIGRATION_POLICY = "group.consumer.migration.policy"
+# Kafka's Utils.enumOptions: the policies' printed names, matched without regard to case.
+MIGRATION_POLICY_VALIDATOR = CaseInsensitiveValidString.in_(*(str(p) for p in ConsumerGroupMigrationPolicy))
 
 _HB, _SESSION = "group.consumer.heartbeat.interval.ms", "group.consumer.session.timeout.ms"
 RELATIONS = {"greater than or equal to": int.__ge__, "less than or equal to": int.__le__,
@@ -96,6 +104,7 @@ class GroupCoordinatorConfig:
     consumer_group_max_size: int = INT_MAX               # group.consumer.max.size
     consumer_group_assignors: tuple[str, ...] = ("uniform", "range")  # group.consumer.assignors
     consumer_group_assignment_interval_ms: int = 1000    # group.consumer.assignment.interval.ms
+    consumer_group_migration_policy: ConsumerGroupMigrationPolicy = DEFAULT_POLICY  # group.consumer.migration.policy
 
     @classmethod
     def from_configs(cls, configs: Mapping[str, Any] | None = None,
@@ -105,6 +114,7 @@ class GroupCoordinatorConfig:
         times = profile(timing)
         consumer_timers = {name: times.ms(name) for name in CONSUMER_GROUP_TIMERS}
         assignors = ("uniform", "range")
+        policy = DEFAULT_POLICY
         for name, value in (configs or {}).items():
             if name in DEFAULTS:
                 merged[name] = _as_int(name, value)
@@ -112,6 +122,9 @@ class GroupCoordinatorConfig:
                 consumer_timers[name] = _as_int(name, value)
             elif name == "group.consumer.assignors":
                 assignors = _assignors(value)
+            elif name == MIGRATION_POLICY:
+                MIGRATION_POLICY_VALIDATOR.ensure_valid(name, value)
+                policy = ConsumerGroupMigrationPolicy.parse(value)
         config = cls(
             min_session_timeout_ms=merged["group.min.session.timeout.ms"],
             max_session_timeout_ms=merged["group.max.session.timeout.ms"],
@@ -131,6 +144,7 @@ class GroupCoordinatorConfig:
             consumer_group_max_size=merged["group.consumer.max.size"],
             consumer_group_assignors=assignors,
             consumer_group_assignment_interval_ms=merged["group.consumer.assignment.interval.ms"],
+            consumer_group_migration_policy=policy,
         )
         config.validate()
         return config

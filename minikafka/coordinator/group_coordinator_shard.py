@@ -21,6 +21,17 @@ that touch both:
   committed) and turns each `TimerChange` into a context timer whose expiry
   calls back into it (session timeout: the member is fenced; rebalance
   timeout: fenced if it still owes the revocation);
+* **JoinGroup, SyncGroup, Heartbeat, LeaveGroup** come here first: to a
+  live consumer group they go to `ConsumerGroupHeartbeat`'s classic-member
+  paths; otherwise to the classic groups.  A JoinGroup to an *empty* consumer
+  group deletes it (its tombstones) and the id starts over as a classic group;
+  a joining ConsumerGroupHeartbeat to an *empty* classic group deletes that one
+  (its GroupMetadata tombstone); a non-empty classic group is passed along
+  to be upgraded.  A conversion either way hands the group over between
+  `GroupMetadataManager` and `ConsumerGroupHeartbeat` and writes its records
+  in 4.3.1's order (upgrade: the classic tombstone, then the consumer group's
+  records; downgrade: the consumer group's tombstones, then the classic
+  group's GroupMetadata record), and emits a ``group_converted`` event;
 * **ConsumerGroupDescribe**: each group's epochs, assignor and members, with
   topic names looked up in the current metadata;
 * **DeleteGroups**: an Empty group is deleted by writing a tombstone for each
@@ -38,7 +49,9 @@ that touch both:
 
 Mirrors Kafka's ``GroupCoordinatorShard`` (replay, deleteGroups, deleteOffsets, onTopicsDeleted,
 cleanupGroupMetadata, onLoaded, onUnloaded, consumerGroupHeartbeat,
-consumerGroupDescribe).  Simplified: the consumer-group records of a heartbeat
+consumerGroupDescribe, classicGroupJoin/Sync/Heartbeat/Leave) and the group-type
+dispatch of ``GroupMetadataManager`` (classicGroupJoin, getOrMaybeCreateConsumerGroup,
+maybeDeleteEmptyClassicGroup, maybeDeleteEmptyConsumerGroup).  Simplified: the consumer-group records of a heartbeat
 are applied to the in-memory groups when the answer is computed, not undone if
 the write then fails (Kafka reverts its timeline snapshot); a failed write
 usually means the partition is moving away, which drops the state anyway.
@@ -46,7 +59,7 @@ usually means the partition is moving away, which drops the state anyway.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from minikafka.common.errors import Errors, KafkaException
 from minikafka.common.uuid import Uuid
@@ -57,7 +70,8 @@ from minikafka.coordinator.consumer_group_heartbeat import (
 )
 from minikafka.coordinator.coordinator_context import CoordinatorContext, Record, coordinator_error
 from minikafka.coordinator.classic_group_rebalance import ClassicGroupRebalance
-from minikafka.coordinator.classic_group_store import ClassicGroupStore
+from minikafka.coordinator.classic_group_store import ClassicGroupStore, group_metadata_value
+from minikafka.coordinator.consumer_group_migration import consumer_group_tombstones
 from minikafka.coordinator.group_metadata_manager import GroupMetadataManager
 from minikafka.coordinator.offset_metadata_manager import OffsetMetadataManager
 from minikafka.coordinator.records import (
@@ -69,7 +83,9 @@ from minikafka.coordinator.records import (
     offset_commit_record,
 )
 from minikafka.coordinator.requests import (
-    DeletableGroupResult, ListedGroup, OffsetDeleteRequest, OffsetDeleteResponse,
+    DeletableGroupResult, HeartbeatRequest, JoinGroupRequest, JoinGroupResponse, LeaveGroupRequest,
+    LeaveGroupResponse, ListedGroup, OffsetDeleteRequest, OffsetDeleteResponse, SyncGroupRequest,
+    SyncGroupResponse,
 )
 from minikafka.coordinator.topic_metadata import TopicsImage
 
@@ -81,6 +97,16 @@ def _consumer_group_tombstones(group_id: str) -> list[consumer_group_records.Con
         consumer_group_records.ConsumerGroupTargetAssignmentMetadataKey,
         consumer_group_records.ConsumerGroupPartitionMetadataKey,
         consumer_group_records.ConsumerGroupMetadataKey)]
+
+
+def _error_like(response: Any, error: Errors) -> Any:
+    """The same kind of answer as ``response``, carrying ``error`` (a failed write)."""
+    if isinstance(response, Errors):
+        return error
+    if isinstance(response, (JoinGroupResponse, LeaveGroupResponse, SyncGroupResponse,
+                             ConsumerGroupHeartbeatResponse)):
+        return type(response)(error)
+    return response
 
 
 def _no_topics() -> TopicsImage:
@@ -139,9 +165,61 @@ class GroupCoordinatorShard:
     def consumer_group_heartbeat(self, request: ConsumerGroupHeartbeatRequest, api_version: int,
                                  client_id: str, client_host: str,
                                  respond: Callable[[ConsumerGroupHeartbeatResponse], None]) -> None:
+        classic = self.groups.groups.get(request.group_id)
+        prefix: list[Record] = []
+        if classic is not None and classic.is_empty() and request.member_epoch == 0:
+            # An empty classic group is deleted and the id starts over as a consumer group.
+            self.groups.hand_over_for_upgrade(classic)
+            prefix = [group_metadata_record(request.group_id, None)]
+            self._emit_conversion(request.group_id, "classic", "consumer", "the empty classic group is deleted")
+            classic = None
         result = self.consumer.consumer_group_heartbeat(request, self.ctx.now, client_id=client_id,
-                                                        client_host=client_host, api_version=api_version)
-        self._apply(result, respond)
+                                                        client_host=client_host, api_version=api_version,
+                                                        classic_group=classic)
+        self._apply(result, respond, prefix)
+
+    # ------------------------------------------------------------------ classic requests (either group type)
+    def _live_consumer_group(self, group_id: str):
+        group = self.consumer.groups.get(group_id)
+        return group if group is not None and not group.deleted else None
+
+    def join_group(self, request: JoinGroupRequest, respond: Callable[[JoinGroupResponse], None]) -> None:
+        """JoinGroup: to the classic group, or as a classic member of a non-empty consumer group; an
+        empty consumer group is deleted first and the id starts over as a classic group (any policy)."""
+        group = self._live_consumer_group(request.group_id)
+        if group is not None and group.members:
+            self._apply(self.consumer.classic_group_join(request, self.ctx.now), respond)
+            return
+        if group is not None:
+            tombstones = consumer_group_tombstones(group)
+            for record in tombstones:
+                self.consumer.replay(record)
+            self._emit_conversion(request.group_id, "consumer", "classic", "the empty consumer group is deleted")
+            self.ctx.write([consumer_group_records.encode_record(r) for r in tombstones], lambda error: None)
+        self.groups.join_group(request, respond)
+
+    def sync_group(self, request: SyncGroupRequest, respond: Callable[[SyncGroupResponse], None]) -> None:
+        if self._live_consumer_group(request.group_id) is not None:
+            self._apply(self.consumer.classic_group_sync(request, self.ctx.now), respond)
+        else:
+            self.groups.sync_group(request, respond)
+
+    def heartbeat(self, request: HeartbeatRequest) -> Errors:
+        if self._live_consumer_group(request.group_id) is not None:
+            result = self.consumer.classic_group_heartbeat(request, self.ctx.now)
+            self._apply_timers(result.timers)
+            return result.response
+        return self.groups.heartbeat(request)
+
+    def leave_group(self, request: LeaveGroupRequest, respond: Callable[[LeaveGroupResponse], None]) -> None:
+        if self._live_consumer_group(request.group_id) is not None:
+            self._apply(self.consumer.classic_group_leave(request, self.ctx.now), respond)
+        else:
+            respond(self.groups.leave_group(request))
+
+    def _emit_conversion(self, group_id: str, source: str, target: str, how: str, **data) -> None:
+        self.ctx.emit("group_converted", f"group {group_id} converted from a {source} group to a {target} "
+                      f"group ({how})", group=group_id, source=source, target=target, **data)
 
     # ------------------------------------------------------------------ listing and describing
     def list_consumer_groups(self, states: set[str], types: set[str]) -> list[ListedGroup]:
@@ -181,6 +259,7 @@ class GroupCoordinatorShard:
                 "subscribed_topic_regex": member.subscribed_topic_regex or None,
                 "assignment": partitions(member.assigned_partitions),
                 "target_assignment": partitions(group.target_assignment_of(member.member_id)),
+                "member_type": 0 if member.uses_classic_protocol else 1,   # v1: 0 classic, 1 consumer
             })
         return {"group_id": group_id, "error": Errors.NONE, "error_message": None,
                 "group_state": group.state.value, "group_epoch": group.group_epoch,
@@ -189,13 +268,31 @@ class GroupCoordinatorShard:
                                   or self.consumer.default_assignor),
                 "members": members}
 
-    def _apply(self, result: CoordinatorResult,
-               respond: Callable[[ConsumerGroupHeartbeatResponse], None] | None = None) -> None:
-        """Arm the result's timers, tell the event log what was decided, write the records,
-        then answer (once committed)."""
+    def _apply(self, result: CoordinatorResult, respond: Callable[[Any], None] | None = None,
+               prefix: list[Record] | None = None) -> None:
+        """Arm the result's timers, hand over a converted group, tell the event log what was
+        decided, write the records, then answer (once committed)."""
+        records = list(prefix or [])
+        if result.upgraded_from is not None:
+            classic = result.upgraded_from
+            self.groups.hand_over_for_upgrade(classic)
+            records.append(group_metadata_record(classic.group_id, None))
+            self._emit_conversion(classic.group_id, "classic", "consumer",
+                                  f"online upgrade: {len(classic.members)} classic member(s) kept their "
+                                  f"partitions", members=sorted(classic.members))
+        records += [consumer_group_records.encode_record(r) for r in result.records]
+        if result.downgraded_to is not None:
+            classic = result.downgraded_to
+            records.append(group_metadata_record(classic.group_id, group_metadata_value(
+                classic, {m.member_id: m.assignment for m in classic.all_members()})))
+            self._emit_conversion(classic.group_id, "consumer", "classic",
+                                  f"online downgrade: the last consumer-protocol member left; "
+                                  f"{len(classic.members)} classic member(s) rejoin", members=sorted(classic.members))
         self._apply_timers(result.timers)
         self._emit_assignment_events(result.records)
-        if not result.records:
+        if result.downgraded_to is not None:
+            self.groups.take_over_from_downgrade(result.downgraded_to)
+        if not records:
             if respond is not None and result.response is not None:
                 respond(result.response)
             return
@@ -204,10 +301,10 @@ class GroupCoordinatorShard:
             if respond is None or result.response is None:
                 return
             if error is not Errors.NONE:
-                respond(ConsumerGroupHeartbeatResponse(coordinator_error(error)))
+                respond(_error_like(result.response, coordinator_error(error)))
             else:
                 respond(result.response)
-        self.ctx.write([consumer_group_records.encode_record(r) for r in result.records], written)
+        self.ctx.write(records, written)
 
     def _emit_assignment_events(self, records: list[consumer_group_records.ConsumerGroupRecord]) -> None:
         """The coordinator's decisions in a consumer group, as events: a new target assignment
@@ -249,6 +346,11 @@ class GroupCoordinatorShard:
             key = ("consumer", change.kind, change.group_id, change.member_id)
             if change.deadline_ms is None:
                 self.ctx.cancel(key)
+            elif change.if_absent and self.ctx.deadline(key) is not None:
+                continue
+            elif change.kind in ("join", "sync"):
+                self.ctx.schedule(key, change.deadline_ms - self.ctx.now,
+                                  lambda c=change: self._classic_member_expired(c))
             elif change.kind == "session":
                 self.ctx.schedule(key, change.deadline_ms - self.ctx.now,
                                   lambda c=change: self._session_expired(c))
@@ -261,6 +363,12 @@ class GroupCoordinatorShard:
                       f"{change.group_id} missed its session timeout: fenced",
                       group=change.group_id, member=change.member_id)
         self._apply(self.consumer.on_session_timeout(change.group_id, change.member_id, self.ctx.now))
+
+    def _classic_member_expired(self, change: TimerChange) -> None:
+        self.ctx.emit("consumer_member_session_expired", f"classic member {change.member_id} of consumer group "
+                      f"{change.group_id} did not {'rejoin' if change.kind == 'join' else 'sync'} within its "
+                      f"rebalance timeout: fenced", group=change.group_id, member=change.member_id)
+        self._apply(self.consumer.on_join_or_sync_timeout(change.group_id, change.member_id, self.ctx.now))
 
     def _rebalance_expired(self, change: TimerChange) -> None:
         self._apply(self.consumer.on_rebalance_timeout(change.group_id, change.member_id,

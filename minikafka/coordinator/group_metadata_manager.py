@@ -36,8 +36,10 @@ back Stable, the others Empty.
 Mirrors the classic-group paths of Kafka's ``GroupMetadataManager``
 (classicGroupJoin*, classicGroupSync*, classicGroupHeartbeat*,
 classicGroupLeave*, describeGroups, listGroups, replay, onLoaded, onUnloaded).
-Simplified: only classic groups exist (no KIP-848 consumer groups to convert
-from or to).
+A group converted online (`consumer_group_migration`) changes hands here:
+`hand_over_for_upgrade` lets a classic group go to the consumer groups,
+`take_over_from_downgrade` takes in a classic group made from a consumer
+group and rebalances it.
 """
 
 from __future__ import annotations
@@ -84,6 +86,28 @@ class GroupMetadataManager:
     def restore_group(self, group: ClassicGroup) -> None:
         """Undo `remove_group` after its tombstone failed to write, unless the id was reused."""
         self.store.restore_group(group)
+
+    # ------------------------------------------------------------------ online migration
+    def hand_over_for_upgrade(self, group: ClassicGroup) -> None:
+        """The group became a consumer group: parked JoinGroup/SyncGroup requests are told to rejoin
+        (REBALANCE_IN_PROGRESS), its timers stop, and it leaves this manager (convertToConsumerGroup)."""
+        for member in group.all_members():
+            group.complete_join(member, JoinGroupResponse(Errors.REBALANCE_IN_PROGRESS, member_id=member.member_id))
+            group.complete_sync(member, SyncGroupResponse(Errors.REBALANCE_IN_PROGRESS))
+            self.store.cancel(("heartbeat", group.group_id, member.member_id))
+        for member_id in list(group.pending_join_members):
+            self.store.cancel(("heartbeat", group.group_id, member_id))
+        self.groups.pop(group.group_id, None)
+
+    def take_over_from_downgrade(self, group: ClassicGroup) -> None:
+        """A consumer group became ``group``: every member's session clock starts and the group
+        rebalances at once (convertToClassicGroup)."""
+        self.groups[group.group_id] = group
+        for member in group.all_members():
+            self.rebalance.reschedule_heartbeat(group, member)
+        self.rebalance.prepare_rebalance(
+            group, "downgraded from a consumer group",
+            f"Downgrade group {group.group_id} from consumer to classic for member leaving.")
 
     # ------------------------------------------------------------------ JoinGroup
     def join_group(self, request: JoinGroupRequest, respond: Callable[[JoinGroupResponse], None]) -> None:

@@ -30,7 +30,10 @@ Who may commit:
   just before its epoch moved on is not refused.  A commit with epoch -1 and
   no member id (admin client, standalone consumer) is accepted only while the
   group has no members.  OffsetFetch v9+ with a member id checks the member
-  and its *current* epoch.
+  and its *current* epoch.  A member of a consumer group that uses the
+  classic protocol (joined with JoinGroup, or converted online) commits with
+  its member epoch as generation, at any OffsetCommit version, and is refused
+  with ILLEGAL_GENERATION instead of STALE_MEMBER_EPOCH.
 
 Metadata longer than ``offset.metadata.max.bytes`` is refused per partition
 (OFFSET_METADATA_TOO_LARGE).  A commit also counts as a heartbeat while the
@@ -127,7 +130,7 @@ class OffsetMetadataManager:
             if generation < 0 and not consumer_group.members:
                 return None                    # admin client or standalone consumer, group empty
             member = consumer_group.member(request.member_id)     # UNKNOWN_MEMBER_ID
-            if request.api_version < 9:
+            if request.api_version < 9 and not member.uses_classic_protocol:
                 raise Errors.UNSUPPORTED_VERSION.exception()
             self._validate_commit_epoch(request, member, generation)
             return None
@@ -159,9 +162,11 @@ class OffsetMetadataManager:
         current = member.member_epoch
         if received == current:
             return
+        # A member using the classic protocol sends a generation: its refusals are ILLEGAL_GENERATION.
+        stale = exception_for(Errors.ILLEGAL_GENERATION if member.uses_classic_protocol else Errors.STALE_MEMBER_EPOCH)
         if received > current:
-            raise exception_for(Errors.STALE_MEMBER_EPOCH)(
-                f"Received member epoch {received} is newer than current member epoch {current}.")
+            raise stale(f"Received {'generation id' if member.uses_classic_protocol else 'member epoch'} "
+                        f"{received} is newer than current member epoch {current}.")
         limit = self.ctx.config.offset_metadata_max_bytes
         for topic in request.topics:
             topic_id = self.topic_id(topic.name)
@@ -173,10 +178,10 @@ class OffsetMetadataManager:
                 revoking = member.partitions_pending_revocation.get(topic_id, {}) if topic_id else {}
                 epoch = assigned.get(index, revoking.get(index))
                 if epoch is None:
-                    raise exception_for(Errors.STALE_MEMBER_EPOCH)(
+                    raise stale(
                         f"Partition {topic.name}-{index} is not assigned or pending revocation for member.")
                 if received < epoch:
-                    raise exception_for(Errors.STALE_MEMBER_EPOCH)(
+                    raise stale(
                         f"Received member epoch {received} is older than assignment epoch {epoch} "
                         f"for partition {topic.name}-{index}.")
 
@@ -245,7 +250,7 @@ class OffsetMetadataManager:
             if not (request.member_epoch < 0 and request.member_id is None):
                 try:
                     member = consumer_group.member(request.member_id or "")
-                    _validate_member_epoch(request.member_epoch, member.member_epoch)
+                    _validate_member_epoch(request.member_epoch, member.member_epoch, member.uses_classic_protocol)
                 except KafkaException as exc:
                     return OffsetFetchResponseGroup(request.group_id, error_code=exc.error)
         committed = self.offsets.get(request.group_id, {}) if known else {}
@@ -350,8 +355,12 @@ def _answer(partition: int, offset: OffsetAndMetadata | None) -> OffsetFetchResp
                                          offset.metadata)
 
 
-def _validate_member_epoch(received: int, expected: int) -> None:
-    """A consumer-protocol member must send its current epoch (``ConsumerGroup.validateMemberEpoch``)."""
+def _validate_member_epoch(received: int, expected: int, classic: bool = False) -> None:
+    """A member must send its current epoch (``ConsumerGroup.validateMemberEpoch``); a member
+    using the classic protocol sends it as its generation (ILLEGAL_GENERATION)."""
     if received != expected:
+        if classic:
+            raise exception_for(Errors.ILLEGAL_GENERATION)(
+                f"The received generation id {received} does not match the expected member epoch {expected}.")
         raise exception_for(Errors.STALE_MEMBER_EPOCH)(
             f"The received member epoch {received} does not match the expected member epoch {expected}.")

@@ -63,6 +63,9 @@ consumer_group_target_assignment  a consumer-protocol group's coordinator comput
 consumer_member_assignment  a consumer-protocol member's assignment changed (data: group, member,
                        epoch, owned, revoking)
 consumer_member_session_expired  a consumer-protocol member missed its session and was fenced
+                       (also a classic member of a consumer group that did not rejoin or sync in time)
+group_converted        a group changed protocol online, or an empty one was recreated with the
+                       other type (data: group, source, target, members)
 ====================== ====================================================
 
 Besides events, the log tells its listeners one thing that is not a Kafka

@@ -49,7 +49,9 @@ from minikafka.common.config.java_values import INT_MAX, LONG_MAX, hashmap_order
 from minikafka.common.config.topic_configs import (
     COMPRESSION_TYPES, DEFAULT_MAX_MESSAGE_BYTES, GZIP_LEVEL, LZ4_LEVEL, MIN_SEGMENT_BYTES,
     TIMESTAMP_TYPES, TOPIC_CONFIG_SYNONYMS, ZSTD_LEVEL)
-from minikafka.common.config.validators import LambdaValidator, Range, ValidList, ValidString
+from minikafka.common.config.validators import (
+    CaseInsensitiveValidString, LambdaValidator, Range, ValidList, ValidString,
+)
 from minikafka.common.errors import ConfigException
 from minikafka.common.timing import TimingProfile
 
@@ -192,6 +194,8 @@ BROKER_CONFIG_DEF = (
     .define("group.consumer.max.heartbeat.interval.ms", Type.INT, 15000, Range.at_least(1))
     .define("group.consumer.max.size", Type.INT, INT_MAX, Range.at_least(1))
     .define("group.consumer.assignment.interval.ms", Type.INT, 1000, Range.at_least(0))
+    .define("group.consumer.migration.policy", Type.STRING, "bidirectional",
+            CaseInsensitiveValidString.in_("bidirectional", "upgrade", "downgrade", "disabled"))
     # CleanerConfig
     .define("log.cleaner.threads", Type.INT, 1, Range.at_least(0))
     .define("log.cleaner.dedupe.buffer.size", Type.LONG, 128 * MIB)

@@ -122,7 +122,7 @@ def encode_describe(described: list[dict[str, Any]], version: int, include_opera
                      subscribed_topic_regex=m["subscribed_topic_regex"],
                      assignment=assignment(m["assignment"]),
                      target_assignment=assignment(m["target_assignment"]),
-                     member_type=CONSUMER_MEMBER_TYPE if version >= 1 else -1)
+                     member_type=m.get("member_type", CONSUMER_MEMBER_TYPE) if version >= 1 else -1)
                    for m in d["members"]]
         groups.append(G(error_code=0, error_message=None, group_id=d["group_id"],
                         group_state=d["group_state"], group_epoch=d["group_epoch"],
