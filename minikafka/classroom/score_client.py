@@ -18,7 +18,8 @@ Three calls, each one HTTP request with the standard library's
   naming the learner the hub says the token belongs to;
 * `mine`: ``GET api/scores``, the learner's own lines;
 * `class_lines`: ``GET api/class``, every learner's lines (a teacher's
-  token only).
+  token only; an empty class, which the service answers with a 404 that
+  says so, is an empty list).
 
 Any failure raises `ScoreServiceError` with one sentence: the service's own
 one-line error for a refusal (its HTTP status in ``status``), or "cannot
@@ -46,9 +47,10 @@ HUB_TOKEN_ENV = "JUPYTERHUB_API_TOKEN"
 class ScoreServiceError(RuntimeError):
     """The service refused a call (``status`` its HTTP status) or could not be reached (``status`` None)."""
 
-    def __init__(self, message: str, status: int | None = None):
+    def __init__(self, message: str, status: int | None = None, answer: Mapping[str, Any] | None = None):
         super().__init__(message)
         self.status = status
+        self.answer = dict(answer or {})    # the service's JSON answer to a refused call
 
 
 class ScoreServiceClient:
@@ -71,8 +73,14 @@ class ScoreServiceClient:
         return list(self._call("GET", "api/scores")["lines"])
 
     def class_lines(self) -> list[dict[str, Any]]:
-        """Every learner's lines (for a teacher's token; others get `ScoreServiceError` 403)."""
-        return list(self._call("GET", "api/class")["lines"])
+        """Every learner's lines (for a teacher's token; others get `ScoreServiceError` 403); an
+        empty list for a class with no line yet (the service's 404 that says so)."""
+        try:
+            return list(self._call("GET", "api/class")["lines"])
+        except ScoreServiceError as error:
+            if error.status == 404 and error.answer.get("learners") == []:
+                return []
+            raise
 
     def _call(self, method: str, path: str, body: bytes | None = None) -> dict[str, Any]:
         if not self.token:
@@ -84,7 +92,10 @@ class ScoreServiceClient:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 return dict(json.loads(response.read().decode("utf-8")))
         except urllib.error.HTTPError as error:
-            raise ScoreServiceError(f"The score service refused: {_error_line(error)}", error.code) from None
+            answer = _error_answer(error)
+            message = answer.get("error")
+            said = f"{message} (HTTP {error.code})" if message else f"HTTP {error.code} {error.reason}"
+            raise ScoreServiceError(f"The score service refused: {said}", error.code, answer) from None
         except (urllib.error.URLError, OSError, ValueError) as error:
             reason = getattr(error, "reason", error)
             raise ScoreServiceError(f"Cannot reach the score service at {self.url} ({reason})") from None
@@ -93,13 +104,12 @@ class ScoreServiceClient:
         return f"ScoreServiceClient({self.url!r})"
 
 
-def _error_line(error: urllib.error.HTTPError) -> str:
+def _error_answer(error: urllib.error.HTTPError) -> dict[str, Any]:
     try:
-        text = error.read().decode("utf-8", "replace")
-        message = json.loads(text).get("error")
-    except (OSError, ValueError, AttributeError):
-        message = None
-    return f"{message} (HTTP {error.code})" if message else f"HTTP {error.code} {error.reason}"
+        answer = json.loads(error.read().decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        return {}
+    return dict(answer) if isinstance(answer, dict) else {}
 
 
 def client_from_environment(environ: Mapping[str, str] = os.environ) -> ScoreServiceClient | None:

@@ -152,7 +152,9 @@ def make_app(store: ScoreStore, hub_auth: Any, prefix: str, class_scope: str = C
                 raise self.refuse(403, f"Only a teacher reads the class (a token holding {class_scope})")
             lines = store.all_lines()
             if not lines:
-                raise self.refuse(404, "The class is empty: no learner has posted a score line yet")
+                self.answer(404, {"error": "The class is empty: no learner has posted a score line yet",
+                                  "learners": []})
+                return
             self.answer(200, {"learners": store.learners(), "lines": lines})
 
     class NotFoundHandler(JsonHandler):
