@@ -17,8 +17,9 @@ numbers with ``0 <= score <= max``, ``correct`` an object of booleans, and
 the optional fields' types; any other field is refused, so nothing
 unexpected reaches the class's tables.  The ``learner`` of the body is
 *ignored*: the stored line names the learner the hub authenticated, put
-first.  Learner names themselves are checked by `checked_learner_name`
-(a hub user name: no path characters, no leading dot).
+first (whatever the hub allows as a name).  A learner name that arrives in
+an address (``api/scores/<name>``) is checked by `checked_learner_name`:
+letters, digits, ``. _ @ + -``, no path characters, no leading dot.
 
 Not a Kafka concept: the teaching layer's records.
 """
@@ -32,7 +33,8 @@ from typing import Any
 
 MAX_LINE_BYTES = 16 * 1024            # a real line is well under 2 KiB
 _DRILL = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
-_LEARNER = re.compile(r"^[A-Za-z0-9_@+-][A-Za-z0-9._@+-]{0,127}$")
+_LEARNER = re.compile(r"^(?!\.)[\w.@+-]{1,128}$")     # \w: letters of any script, digits, '_'
+
 _OPTIONAL: dict[str, tuple[type, ...]] = {"kind": (str,), "seed": (int, str), "answers": (dict,),
                                           "hints": (int,), "time_s": (int, float), "at": (str,)}
 _FIELDS = ("learner", "drill", "kind", "seed", "answers", "correct", "score", "max", "hints", "time_s", "at")
@@ -48,7 +50,7 @@ class ScoreLineError(ValueError):
 
 def checked_learner_name(name: str) -> str:
     """``name`` if it can be a hub user's name here; else `ScoreLineError` (a path, a dot first...)."""
-    if not isinstance(name, str) or not _LEARNER.match(name):
+    if not isinstance(name, str) or not _LEARNER.fullmatch(name):
         raise ScoreLineError(f"Invalid learner name {str(name)[:80]!r}: use letters, digits and "
                              "'.', '_', '@', '+', '-' (not first a dot), at most 128 of them")
     return name
@@ -72,7 +74,7 @@ def checked_score_line(body: bytes, learner: str) -> dict[str, Any]:
     if unknown:
         raise ScoreLineError(f"Malformed score line: unknown field(s) {', '.join(map(repr, unknown))[:200]}")
     drill = record.get("drill")
-    if not isinstance(drill, str) or not _DRILL.match(drill):
+    if not isinstance(drill, str) or not _DRILL.fullmatch(drill):
         raise ScoreLineError("Malformed score line: 'drill' must be a drill id (lower-case letters, digits, "
                              "'-', '.', '_'; at most 64)")
     score, most = record.get("score"), record.get("max")
@@ -95,6 +97,5 @@ def checked_score_line(body: bytes, learner: str) -> dict[str, Any]:
         raise ScoreLineError("Malformed score line: 'time_s' must be a number of seconds, not negative")
     if _whole(record.get("hints")) and record["hints"] < 0:
         raise ScoreLineError("Malformed score line: 'hints' must not be negative")
-    line = {name: record[name] for name in _FIELDS if name in record}
-    line["learner"] = checked_learner_name(learner)
-    return {"learner": line.pop("learner"), **line}
+    line = {name: record[name] for name in _FIELDS if name in record and name != "learner"}
+    return {"learner": learner, **line}

@@ -46,7 +46,7 @@ def test_an_oversized_body_is_413():
     assert refused.value.status == 413
 
 
-@pytest.mark.parametrize("name", ["../x", "a/b", ".hidden", "", "a\\b", "x" * 129, "a b"])
+@pytest.mark.parametrize("name", ["../x", "a/b", ".hidden", "", "a\\b", "x" * 129, "a b", "ada\n", "a%b"])
 def test_learner_names_with_path_characters_are_refused(name):
     with pytest.raises(ScoreLineError):
         checked_learner_name(name)
@@ -86,3 +86,8 @@ def test_no_token_and_no_answer_are_one_sentence_each():
     with pytest.raises(ScoreServiceError, match="Cannot reach the score service") as unreachable:
         ScoreServiceClient("http://127.0.0.1:9/", "t", timeout=2).post({})
     assert unreachable.value.status is None
+
+
+def test_names_in_any_script_pass_and_the_authenticated_name_is_stored_as_the_hub_said():
+    assert checked_learner_name("josé") == "josé"
+    assert checked_score_line(body(), "Zoë Two")["learner"] == "Zoë Two"

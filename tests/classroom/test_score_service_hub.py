@@ -91,6 +91,7 @@ def test_the_teacher_reads_both(hub):
     (b"[1, 2]", 400, "expected a JSON object"),
     (json.dumps(line(score=7)).encode(), 400, "score 7 is not between 0 and max 6"),
     (json.dumps(line(drill="../etc/passwd")).encode(), 400, "'drill' must be a drill id"),
+    (json.dumps(line(drill="leader-crash\n")).encode(), 400, "'drill' must be a drill id"),
     (json.dumps({**line(), "extra": 1}).encode(), 400, "unknown field(s) 'extra'"),
     (json.dumps(line(answers={"x": "y" * MAX_LINE_BYTES})).encode(), 413, "Score line too large"),
 ])
@@ -106,6 +107,7 @@ def test_bad_posts_get_one_line_and_change_nothing(hub, body, status, says):
     ("api/scores/..%2F..%2Fetc", 400, "Invalid learner name '../../etc'"),
     ("api/scores/.hidden", 400, "Invalid learner name"),
     ("api/scores/a%2Fb", 400, "Invalid learner name 'a/b'"),
+    ("api/scores/a%25b", 400, "Invalid learner name 'a%b'"),
     ("api/elsewhere", 404, "No such address"),
 ])
 def test_names_with_path_characters_and_unknown_addresses(hub, path, status, says):
