@@ -73,6 +73,7 @@ LAYERS: tuple[str, ...] = (
     "minikafka.testing",      # simulation tools for tests and learners: the quorum stepper, Raft's invariants
     TOP,                      # the public API: `import minikafka`
     "minikafka.spark",        # a Spark session over the sandbox
+    "minikafka.classroom",    # the class's score service on a JupyterHub (teaching layer; imports no other layer)
     "minikafka.drills",       # classroom drills
     "minikafka.course",       # what makes the learner act in a lesson
     "widgets",                # the views

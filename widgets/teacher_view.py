@@ -2,12 +2,17 @@
 
 Theory of operation
 -------------------
-The view reads scores files through `minikafka.drills.ClassReport` (files,
-folders of ``*.jsonl`` or glob patterns; by default the folder or file
-``MINIKAFKA_SCOREBOARD`` names) and shows its two tables as HTML: per drill
+The view reads scores through `minikafka.drills.ClassReport`: the files,
+folders of ``*.jsonl`` or glob patterns it is given; given none, the class's
+score service when ``MINIKAFKA_SCORE_SERVICE`` names one (with the
+teacher's own hub token, which must hold the service's class scope,
+`minikafka.classroom`), else the folder or file ``MINIKAFKA_SCOREBOARD``
+names.  It shows the two tables as HTML: per drill
 (attempts, learners, correct answers out of those graded, mean score,
 median time) and per learner (attempts, drills, correct answers, points,
-median time).  Lines that could not be read are listed below, never fatal.
+median time).  Lines that could not be read are listed below, never fatal;
+a service that cannot be reached or refuses shows its one-line error in
+the status line above empty tables.
 
 **Reload** reads the files again (learners keep finishing drills during a
 class); **Export CSV** writes ``drills.csv``, ``learners.csv`` and
@@ -70,15 +75,30 @@ def default_scores_location() -> Path:
     return Path(named).expanduser() if named else scoreboard.scoreboard_path("any")
 
 
+def load_report(paths: tuple[str | os.PathLike, ...]) -> tuple[Any, str]:
+    """The `ClassReport` of ``paths``, else of the score service when one is configured, else of
+    `default_scores_location`; and a one-line problem to show ("" when none)."""
+    from minikafka.classroom import SCORE_SERVICE_ENV
+    from minikafka.drills import ClassReport, DrillError
+    if paths or not os.environ.get(SCORE_SERVICE_ENV):
+        return ClassReport.load(*(paths or (default_scores_location(),))), ""
+    try:
+        return ClassReport.from_service(), ""
+    except DrillError as error:
+        return ClassReport([], []), str(error)
+
+
+def _error_html(text: str) -> str:
+    return f'<span style="color:{ERROR_COLOUR}">{html.escape(text)}</span>'
+
+
 class TeacherView(ipywidgets.VBox):
     def __init__(self, *paths: str | os.PathLike, export_dir: str | os.PathLike = "."):
-        from minikafka.drills import ClassReport
-        self._load = lambda: ClassReport.load(*(paths or (default_scores_location(),)))
         self.paths = paths
         self.export_dir = Path(export_dir)
-        self.report = self._load()
+        self.report, problem = load_report(paths)
         self.tables = ipywidgets.HTML(teacher_html(self.report))
-        self.status = ipywidgets.HTML()
+        self.status = ipywidgets.HTML(_error_html(problem) if problem else "")
         self.buttons = {"reload": ipywidgets.Button(description="Reload", button_style="info"),
                         "export": ipywidgets.Button(description="Export CSV", button_style="success")}
         self.buttons["reload"].on_click(lambda _b: self.reload())
@@ -92,10 +112,10 @@ class TeacherView(ipywidgets.VBox):
         self.still.display()
 
     def reload(self) -> None:
-        """Read the scores files again."""
-        self.report = self._load()
+        """Read the scores (files or service) again."""
+        self.report, problem = load_report(self.paths)
         self.tables.value = teacher_html(self.report)
-        self.status.value = f"{len(self.report.attempts)} attempts read"
+        self.status.value = _error_html(problem) if problem else f"{len(self.report.attempts)} attempts read"
 
     def export(self) -> list[Path]:
         """Write drills.csv, learners.csv and attempts.csv into ``export_dir``; their paths."""
@@ -111,7 +131,7 @@ class TeacherView(ipywidgets.VBox):
         try:
             written = self.export()
         except Exception as error:          # shown in the view, never raised into the kernel
-            self.status.value = f'<span style="color:{ERROR_COLOUR}">{html.escape(str(error))}</span>'
+            self.status.value = _error_html(str(error))
             return
         self.status.value = "wrote " + ", ".join(html.escape(str(p)) for p in written)
 

@@ -15,7 +15,8 @@ prediction is revealed or a task is checked::
 Where the file is follows the drills' scoreboard (`minikafka.drills.scoreboard`):
 ``MINIKAFKA_PROGRESS`` names a folder (``<folder>/<learner>.jsonl``, so a
 teacher collects a class's progress as they collect drill scores) or a file;
-otherwise ``$XDG_DATA_HOME/minikafka/progress.jsonl``.
+otherwise ``$XDG_DATA_HOME/minikafka/progress.jsonl``.  The file is never
+opened through a symbolic link.
 
 A lesson must never fail because its progress cannot be written: `ProgressLog`
 swallows the error and keeps it in ``problem`` (the index shows it).
@@ -76,7 +77,10 @@ class ProgressLog:
                 "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as out:
+            # never through a link: in a folder a class shares, one planted under a learner's
+            # name would send the line into another file of theirs
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+            with open(os.open(self.path, flags, 0o644), "a", encoding="utf-8") as out:
                 out.write(json.dumps(line, separators=(", ", ": ")) + "\n")
         except OSError as error:
             self.problem = (f"Cannot write progress to {self.path}: {error.strerror}; set "

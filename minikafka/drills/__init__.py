@@ -21,9 +21,11 @@ Headless API::
     print(drill.report())                    # verdicts and the explanation
     drill.close()                            # nothing left running, no files left behind
 
-Each graded drill appends a line to a scores file (`scoreboard`:
-``MINIKAFKA_SCOREBOARD`` or a per-user default); `ClassReport` reads one or
-many of them for the teacher (tables per drill and per learner, CSV).
+Each graded drill sends a line to the class's score service on a JupyterHub
+(``MINIKAFKA_SCORE_SERVICE``, `minikafka.classroom`) or appends it to a
+scores file (`scoreboard`: ``MINIKAFKA_SCOREBOARD`` or a per-user default);
+`ClassReport` reads the service or one or many files for the teacher
+(tables per drill and per learner, CSV).
 `widgets.DrillPanel` and `widgets.TeacherView` put both on screen.
 """
 

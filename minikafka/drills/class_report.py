@@ -2,10 +2,12 @@
 
 Theory of operation
 -------------------
-Each graded drill left one JSON line in a scores file (see `scoreboard`).
-A teacher collects the files (a shared folder on a JupyterHub, or files
-learners uploaded) and loads them all: `load_scores` accepts files,
-folders (every ``*.jsonl`` inside) and glob patterns.  A line that is not
+Each graded drill left one JSON line in a scores file (see `scoreboard`)
+or with the class's score service on a JupyterHub (`minikafka.classroom`).
+A teacher loads the service's lines (`ClassReport.from_service`, with a
+token holding the service's class scope) or collects the files (files
+learners uploaded, a folder) and loads them all: `load_scores` accepts
+files, folders (every ``*.jsonl`` inside) and glob patterns.  A line that is not
 a score record (not JSON, a field missing) is skipped and listed in
 ``problems``, never fatal: one learner's damaged file must not hide the
 class.
@@ -33,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from minikafka.classroom.score_client import (SCORE_SERVICE_ENV, ScoreServiceClient, ScoreServiceError,
+                                              client_from_environment)
 from minikafka.drills.question import DrillError
 
 _REQUIRED = {"learner": str, "drill": str, "score": int, "max": int, "correct": dict}
@@ -86,6 +90,17 @@ def _attempt(record: Any, source: str) -> Attempt:
                    str(record.get("at", "")), source)
 
 
+def read_lines(records: Iterable[Any], source: str) -> tuple[list[Attempt], list[str]]:
+    """The attempts among already-parsed score lines (from the score service), and those skipped."""
+    attempts, problems = [], []
+    for number, record in enumerate(records, 1):
+        try:
+            attempts.append(_attempt(record, source))
+        except ValueError as error:
+            problems.append(f"{source} line {number}: skipped ({error})")
+    return attempts, problems
+
+
 def load_scores(*paths: str | os.PathLike) -> tuple[list[Attempt], list[str]]:
     """Every attempt in the given files, folders or patterns, and the lines skipped."""
     if not paths:
@@ -125,6 +140,21 @@ class ClassReport:
     @classmethod
     def load(cls, *paths: str | os.PathLike) -> "ClassReport":
         attempts, problems = load_scores(*paths)
+        return cls(attempts, problems)
+
+    @classmethod
+    def from_service(cls, client: ScoreServiceClient | None = None) -> "ClassReport":
+        """The class's lines from the score service (``client``, else ``MINIKAFKA_SCORE_SERVICE`` with
+        this user's hub token); an empty class is an empty report.  `DrillError` in one line when the
+        service is not configured, cannot be reached or refuses (a learner's token)."""
+        try:
+            client = client or client_from_environment()
+            if client is None:
+                raise DrillError(f"No score service: {SCORE_SERVICE_ENV} is not set")
+            lines = client.class_lines()
+        except ScoreServiceError as error:
+            raise DrillError(str(error)) from None
+        attempts, problems = read_lines(lines, client.url)
         return cls(attempts, problems)
 
     def _grouped(self, key: str) -> dict[str, list[Attempt]]:

@@ -16,8 +16,10 @@ runs its scene (topics, records: everything before the fault) and returns a
    (`check` shows the health checks without grading).
 3. `grade` locks every answer, compares each with the answer the run itself
    produced (never a constant: another seed gives another victim, other
-   numbers), scores it, appends a line to the scoreboard, and unlocks
-   `explanation`.  State ``graded``; grading again returns the same result.
+   numbers), scores it, sends a line to the scoreboard (the class's score
+   service when ``MINIKAFKA_SCORE_SERVICE`` names one, else the scores
+   file; see `scoreboard`), and unlocks `explanation`.  State ``graded``;
+   grading again returns the same result.
 4. `close` stops the cluster and removes its files (also on any failure
    in `start` or `run`: a drill that breaks midway leaves nothing behind).
 
@@ -42,17 +44,21 @@ from typing import Any, Callable
 from minikafka.drills.catalogue import DrillInfo, info as catalogue_info
 from minikafka.drills.question import AFTER, BEFORE, DrillError, Question, shown
 import minikafka.drills.scoreboard as scoreboard
+from minikafka.classroom.score_client import ScoreServiceClient
 
 HINT_COST = 1
 
 
 class Drill:
     def __init__(self, info: DrillInfo, seed: int | str, learner: str, scores_path,
-                 time_limit_s: float | None, clock: Callable[[], float]):
+                 time_limit_s: float | None, clock: Callable[[], float],
+                 score_service: ScoreServiceClient | None = None):
         self.info = info
         self.seed = seed
         self.learner = learner
         self.scores_path = scores_path      # where grade() appends; None: nowhere
+        self.score_service = score_service  # the class's service, tried before the file; None: the file
+        self.scores_went: str | None = None  # where grade() sent the line: "score service" or the file
         self.time_limit_s = time_limit_s
         self._clock = clock
         self.scenario = info.load()(info, seed, random.Random(f"minikafka-drill:{info.id}:{seed}"))
@@ -221,7 +227,8 @@ class Drill:
                         for qid, (given, expected, correct, _) in results.items()}}
         self.state = "graded"
         if self.scores_path is not None:
-            scoreboard.append_score(self.scores_path, _score_line(self.result))
+            self.scores_went = scoreboard.record_score(self.scores_path, _score_line(self.result),
+                                                       self.score_service)
         return self.result
 
     def _results(self) -> dict[str, tuple]:
@@ -316,8 +323,9 @@ def start(drill_id: str, seed: int | str = 1, *, learner: str | None = None,
                                      not isinstance(time_limit_s, (int, float)) or time_limit_s <= 0):
         raise DrillError(f"time_limit_s must be a positive number of seconds, not {time_limit_s!r}")
     name = learner.strip() if learner else scoreboard.default_learner()
-    path = None
+    path = service = None
     if record:
         path = scoreboard.scoreboard_path(name, scoreboard_path)
-        scoreboard.check_writable(path)
-    return Drill(row, seed, name, path, time_limit_s, _clock)._start()
+        scoreboard.check_writable(path)     # also the fallback when the class's service fails
+        service = scoreboard.score_service() if scoreboard_path is None else None
+    return Drill(row, seed, name, path, time_limit_s, _clock, service)._start()

@@ -22,7 +22,10 @@ The first call resolves the coordinates from Maven Central:
 The result is written to a temporary directory and renamed into place with a
 ``COORDINATES`` stamp last, so a half-finished fetch is never mistaken for a
 complete one; a lock file makes concurrent callers (pytest workers, two
-notebooks) wait for one fetch instead of racing.  Later calls read the stamp
+notebooks) wait for one fetch instead of racing.  The default cache is in
+the user's home; the lock file is opened read-only and never through a
+symbolic link, so a cache folder a class shares (``$MINIKAFKA_JARS``) works
+for every learner and a link planted there is refused, not followed.  Later calls read the stamp
 and return at once, without the network.  A failed fetch raises
 `JarFetchError` in one line: which coordinates, and either what to install
 or which address could not be reached.
@@ -136,12 +139,18 @@ def _locked(path: Path) -> Iterator[None]:
     except ImportError:  # Windows: no advisory locks; concurrent first fetches just repeat the work
         yield
         return
-    with open(path, "a") as handle:
+    # Opened read-only (flock needs no more) and never through a link: in a cache folder
+    # shared by a class, a lock file made by another learner, or a link planted under its
+    # name, must neither fail the fetch nor be followed.
+    handle = os.open(path, os.O_RDONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+    finally:
+        os.close(handle)
 
 
 def resolver() -> str:

@@ -10,7 +10,9 @@ tools the client compiler only (``fast_start``: a tool starts about a second
 sooner, a long benchmark runs slower).  Logging goes through this package's
 ``log4j2.properties``: WARN and above, one line each, to stderr, so a tool's
 stdout holds only its output (Kafka 4.x logs with log4j2 behind slf4j 1.7;
-the jar set must include ``log4j-slf4j-impl``, see `apache_kafka`).
+the jar set must include ``log4j-slf4j-impl``, see `apache_kafka`); Kafka's
+``kafka.logs.dir`` points at this user's private temporary directory
+(`private_temp`), never at the shared ``/tmp`` itself.
 
 `run_java` runs a main class to completion and returns its exit code,
 stdout and stderr, like ``subprocess.run``; on a timeout the JVM is killed
@@ -42,6 +44,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from minikafka.jvm.java_runtime import check_java
+from minikafka.jvm.private_temp import private_temp_dir
 
 DEFAULT_HEAP = "256m"
 LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
@@ -63,7 +66,7 @@ def java_command(main_class: str, args: Iterable[str] = (), *, classpath: str, h
         raise ValueError(f"Invalid heap size {heap!r}: expected a number with an optional k, m or g suffix.")
     java = check_java(f"{main_class.rsplit('.', 1)[-1]} (Java)")
     properties = {"log4j2.configurationFile": LOG4J_CONFIG.as_uri(), "minikafka.log.level": log_level,
-                  "kafka.logs.dir": tempfile.gettempdir(), **(system_properties or {})}
+                  "kafka.logs.dir": str(private_temp_dir()), **(system_properties or {})}
     command = [java, f"-Xmx{heap}", *COMMON_OPTIONS, *(FAST_START_OPTIONS if fast_start else ()),
                *jvm_options, *(f"-D{key}={value}" for key, value in properties.items()),
                "-cp", classpath, main_class, *args]

@@ -18,7 +18,8 @@ and Kafka's own texts, unchanged), followed, for the mistakes learners make
 most, by a short hint in brackets.  `install` registers it with IPython
 (``set_custom_exc``) for exactly these exception types: a failing cell then
 prints that line, and the full trace goes to the Spark log
-(``minikafka-spark.log``) for whoever wants it.  Outside IPython nothing
+(``spark.log`` in the learner's private temporary directory, see
+`minikafka.spark.session.spark_log`) for whoever wants it.  Outside IPython nothing
 changes.
 
 This module is the sandbox's own convenience; nothing in Spark corresponds

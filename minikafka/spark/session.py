@@ -16,9 +16,11 @@ a cache outside the repository and the session gets it through
 ``spark.jars``, so later sessions start without the network.  Starting the
 JVM takes several seconds, so one line says that it is happening.  The
 JVM's own console output (start-up notices, ERROR log lines, its Python
-workers' stderr) goes to ``SPARK_LOG`` (``minikafka-spark.log`` in the
-temporary directory): Jupyter would otherwise paste it into whatever cell
-runs at that moment.
+workers' stderr) goes to `spark_log()` (``spark.log`` in this user's
+private temporary directory, `minikafka.jvm.private_temp`: on a shared
+host a fixed name in the shared ``/tmp`` would belong to whoever ran Spark
+first): Jupyter would otherwise paste it into whatever cell runs at that
+moment.
 
 Four mistakes otherwise end in pages of Java stack trace; each is said in
 one line instead:
@@ -33,7 +35,7 @@ one line instead:
   in seconds, where the connector would retry for minutes;
 * an option Spark rejects, or any other failure inside Spark: in a notebook,
   `java_errors` prints the innermost Java exception's own line (with a hint
-  for the two mistakes above) and leaves the stack trace in ``SPARK_LOG``.
+  for the two mistakes above) and leaves the stack trace in `spark_log()`.
 
 This module is the sandbox's own convenience; nothing in Spark corresponds
 to it.  It runs in the notebook's kernel, never in Spark's workers.
@@ -44,7 +46,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -53,11 +54,12 @@ from minikafka.common.errors import UnknownTopicOrPartitionException
 from minikafka.jvm.jar_cache import JarFetchError
 from minikafka.jvm.java_runtime import JAVA_PACKAGE, JavaNotFoundError, find_java, java_version
 from minikafka.jvm.java_runtime import check_java as _check_java
+from minikafka.jvm.private_temp import private_temp_dir
 import minikafka.spark.java_errors as java_errors
 from minikafka.jvm.spark_connector import connector_jars
 
-__all__ = ["JAVA_PACKAGE", "JarFetchError", "JavaNotFoundError", "KafkaUnreachableError", "SPARK_LOG",
-           "check_java", "check_kafka", "find_java", "get_spark", "java_version"]
+__all__ = ["JAVA_PACKAGE", "JarFetchError", "JavaNotFoundError", "KafkaUnreachableError",
+           "check_java", "check_kafka", "find_java", "get_spark", "java_version", "spark_log"]
 
 SPARK_CONF = {
     "spark.master": "local[2]",
@@ -72,13 +74,25 @@ SPARK_CONF = {
 _LOG4J = Path(__file__).with_name("log4j2.properties")  # root logger at ERROR, to stderr
 # Where the JVM's console goes (its start-up notices, ERROR logs, the Python workers' stderr):
 # Jupyter would otherwise copy it into whichever cell happens to run.
-SPARK_LOG = Path(tempfile.gettempdir()) / "minikafka-spark.log"
+SPARK_LOG_NAME = "spark.log"
 # A lesson's JVM lives minutes and handles little data: the client compiler alone and the
 # serial collector start it several seconds sooner and keep its footprint down; a 64 MB young
 # generation and a heap that gives back what it does not use keep ~60 MB more out of RAM.
 JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmn64m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30"
 
 _session: Any = None  # the SparkSession this kernel started
+
+
+def spark_log() -> Path:
+    """Where the JVM's console goes: ``spark.log`` in this user's private temporary directory."""
+    return private_temp_dir() / SPARK_LOG_NAME
+
+
+def __getattr__(name: str) -> Path:
+    # ``session.SPARK_LOG``, the constant of earlier versions, still answers (computed on use).
+    if name == "SPARK_LOG":
+        return spark_log()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class KafkaUnreachableError(RuntimeError):
@@ -99,10 +113,12 @@ def _process_output_to(path: Path) -> Iterator[None]:
     """
     sys.stdout.flush()
     sys.stderr.flush()
+    # never through a link, readable by this user only (the directory is private already)
+    log = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     saved = os.dup(1), os.dup(2)
-    with open(path, "ab") as log:
-        os.dup2(log.fileno(), 1)
-        os.dup2(log.fileno(), 2)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
     try:
         yield
     finally:
@@ -131,10 +147,11 @@ def get_spark(quiet: bool = False) -> Any:
     builder = builder.config("spark.jars", ",".join(str(jar) for jar in jars))
     log_config = f"-Dlog4j2.configurationFile=file:{_LOG4J} " if _LOG4J.exists() else ""
     builder = builder.config("spark.driver.extraJavaOptions", log_config + JAVA_OPTIONS)
-    with _process_output_to(SPARK_LOG):  # the JVM, and the Python workers it starts, inherit these
+    log = spark_log()
+    with _process_output_to(log):  # the JVM, and the Python workers it starts, inherit these
         session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
-    java_errors.install(SPARK_LOG)  # in a notebook: a failing Spark call prints one line, not a page
+    java_errors.install(log)  # in a notebook: a failing Spark call prints one line, not a page
     _session = session
     return session
 

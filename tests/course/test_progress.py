@@ -68,3 +68,13 @@ def test_a_teacher_reads_the_class_from_a_folder(tmp_path, monkeypatch):
         ("ada", 1, 1), ("bob", 0, 0)]
     assert report.text().splitlines()[1].split() == ["ada", "01_a", "1", "1", "1"]
     assert ClassProgress.load(tmp_path / "none").text().endswith("(no progress lines yet)")
+
+
+def test_a_link_planted_under_a_learner_s_name_is_not_followed(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep\n")
+    (tmp_path / "ada.jsonl").symlink_to(victim)
+    log = ProgressLog(tmp_path / "ada.jsonl", learner="ada")
+    assert log.record("01_brokers_and_topics", "prediction", "p1", answered=True) is False
+    assert log.problem and log.problem.startswith("Cannot write progress to")
+    assert victim.read_text() == "keep\n"
