@@ -26,7 +26,10 @@ keep the Kafka verbs (``cut_link``, ``kill_broker``, ``producer.send``,
 * task checks, each an `Outcome` with one line saying what the cluster
   shows: `records_on` (the partition holds at least so many records),
   `below_min_isr` (acks=all writes would be refused, every broker running), and
-  `truncated_records` (the value the event-log task asks for).
+  `truncated_records` (the value the event-log task asks for);
+* `DrillClient`, the drills' small in-process producer and reader, for the
+  "crash and power cut" section's simulated cluster (no port for a real
+  client there); re-exported so the lesson imports only its harness.
 
 Not a Kafka concept: the course's plumbing around Kafka's facts.
 """
@@ -37,6 +40,7 @@ import time
 from typing import Any
 
 from minikafka.course.task import Outcome
+from minikafka.drills.drill_client import DrillClient
 
 #: What a producer can get back from one send, as the lesson's predictions offer it.
 ACCEPTED = "accepted: the producer gets an offset"
