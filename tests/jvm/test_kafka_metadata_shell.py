@@ -24,7 +24,8 @@ pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
 
 @pytest.fixture(scope="module")
 def cluster(kafka_classpath):
-    with Cluster(brokers=3, controllers=1, simulated=True, seed=1207) as running:
+    # Kafka's own shell reads the metadata log from the real disk: a simulated cluster on disk
+    with Cluster(brokers=3, controllers=1, simulated=True, seed=1207, storage="disk") as running:
         running.create_topic("orders", partitions=3, replication_factor=3, config={"retention.ms": "60000"})
         running.create_topic("payments", partitions=1, replication_factor=2)
         running.kill_broker(2)                 # fenced: its partitions lose it from the ISR

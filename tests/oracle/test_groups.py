@@ -91,9 +91,17 @@ def test_consumer_protocol_member(single):
                          "state": groups_tool(side, "--describe", "--group", "next", "--state", "--verbose"),
                          "list": groups_tool(side, "--list", "--type"),
                          "delete while active": groups_tool(side, "--delete", "--group", "next")}
+        # the console consumer was stopped with SIGTERM: its shutdown hook leaves the group (epoch -1)
+        side.wait_until(lambda: "Empty" in groups_tool(side, "--describe", "--group", "next", "--state").stdout,
+                        what="group next Empty once its member left")
+        described["state after the member left"] = groups_tool(side, "--describe", "--group", "next", "--state",
+                                                               "--verbose")
+        described["members after the member left"] = groups_tool(side, "--describe", "--group", "next",
+                                                                 "--members")
+        described["offsets after the member left"] = groups_tool(side, "--describe", "--group", "next")
         return described
     single.play("groups: a consumer-protocol (KIP-848) member: describe (members, assignment, epochs, state), "
-                "list with types", scenario, area="groups")
+                "list with types, then the member leaves", scenario, area="groups")
 
 
 def test_reset_offsets(single):
