@@ -129,6 +129,13 @@ def _coordinator_said(cluster: Any, group: str, since: int) -> str:
     return "the coordinator's last events: " + " | ".join(said[-4:]) if said else "no coordinator event"
 
 
+def _brokers_said(cluster: Any) -> str:
+    """Each broker's process and registration, for a timeout message (a fenced or stalled broker
+    answers metadata and fetches differently from the others)."""
+    return "brokers: " + ", ".join(f"{n.node_id} {n.process}/{n.registration}"
+                                   for n in cluster.snapshot().nodes if n.is_broker)
+
+
 def _wait(condition, timeout_s: float) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -156,7 +163,7 @@ def rebalance_once(cluster: Any, protocol: str, topic: str, group: str, members:
         if not _wait(lambda: spread(members), timeout_s):
             raise TimeoutError(f"the {members} {protocol} members did not share {topic} in {timeout_s} s "
                                f"(owners by their callbacks: {log.owners()}; {_errors(group_members)}; "
-                               f"{_coordinator_said(cluster, group, start_seq)})")
+                               f"{_coordinator_said(cluster, group, start_seq)}; {_brokers_said(cluster)})")
         time.sleep(1.0)
         before = log.owners()
         seq = cluster.events.last_seq
@@ -166,7 +173,7 @@ def rebalance_once(cluster: Any, protocol: str, topic: str, group: str, members:
         if not _wait(lambda: spread(members + 1), timeout_s):
             raise TimeoutError(f"the {protocol} group did not settle after the new member joined "
                                f"(owners by their callbacks: {log.owners()}; {_errors(group_members)}; "
-                               f"{_coordinator_said(cluster, group, start_seq)})")
+                               f"{_coordinator_said(cluster, group, start_seq)}; {_brokers_said(cluster)})")
         time.sleep(1.0)
         events = [e for e in cluster.events.since(seq) if e.data.get("group") == group]
         return {"log": log, "joined_at": joined_at, "before": before, "after": log.owners(),
